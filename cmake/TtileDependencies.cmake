@@ -1,0 +1,69 @@
+# Third-party dependencies, all from Debian 12 packages (scripts/setup).
+
+# LLVM's package accepts a request only when major.minor match (a bare "19"
+# means 19.0 and matches nothing); every LLVM 19 release is 19.1.x.
+find_package(LLVM 19.1 REQUIRED CONFIG
+  HINTS /usr/lib/llvm-19/lib/cmake/llvm)
+message(STATUS "ttile: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+
+# <ttile/Version.h> is generated here, where LLVM's version is known: kernels
+# and cached tuning results are only valid for the LLVM that produced them, so
+# the header records both versions. It is public and installed.
+configure_file(${PROJECT_SOURCE_DIR}/include/ttile/Version.h.in
+               ${PROJECT_BINARY_DIR}/include/ttile/Version.h @ONLY)
+
+# libLLVM is one shared library in Debian; link it as a whole.
+add_library(ttile_llvm INTERFACE)
+target_include_directories(ttile_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(ttile_llvm INTERFACE ${LLVM_DEFINITIONS})
+if(LLVM_LINK_LLVM_DYLIB)
+  target_link_libraries(ttile_llvm INTERFACE LLVM)
+else()
+  llvm_map_components_to_libnames(TTILE_LLVM_LIBS
+    core support orcjit passes native nativecodegen target targetparser
+    mc mcparser object analysis transformutils)
+  target_link_libraries(ttile_llvm INTERFACE ${TTILE_LLVM_LIBS})
+endif()
+
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  # Debian's libcli11-dev ships the header without a CMake package.
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+endif()
+find_package(Threads REQUIRED)
+
+set(TTILE_HAVE_PAPI OFF)
+if(TTILE_WITH_PAPI)
+  find_path(PAPI_INCLUDE_DIR papi.h)
+  find_library(PAPI_LIBRARY papi)
+  if(PAPI_INCLUDE_DIR AND PAPI_LIBRARY)
+    set(TTILE_HAVE_PAPI ON)
+    add_library(ttile_papi INTERFACE)
+    target_include_directories(ttile_papi SYSTEM INTERFACE ${PAPI_INCLUDE_DIR})
+    target_link_libraries(ttile_papi INTERFACE ${PAPI_LIBRARY})
+  endif()
+endif()
+if(TTILE_HAVE_PAPI)
+  message(STATUS "ttile: PAPI found (${PAPI_LIBRARY}); hardware counters enabled")
+else()
+  message(STATUS "ttile: PAPI not found; timing falls back to the steady clock and TSC")
+endif()
+
+if(TTILE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  # lit and FileCheck come from llvm-19-tools. LLVM's own copies are preferred
+  # over a lit from pip or a FileCheck of another LLVM on PATH, so that the
+  # test suite sees one consistent LLVM.
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  find_program(TTILE_LIT NAMES lit.py lit
+    HINTS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
+          /usr/lib/llvm-19/build/utils/lit /usr/lib/llvm-19/bin)
+  find_program(TTILE_FILECHECK NAMES FileCheck
+    HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-19/bin)
+  if(NOT TTILE_LIT OR NOT TTILE_FILECHECK)
+    message(FATAL_ERROR "ttile: lit or FileCheck not found; install llvm-19-tools "
+                        "(scripts/setup) or configure with -DTTILE_BUILD_TESTS=OFF")
+  endif()
+endif()

@@ -1,0 +1,27 @@
+# Build options and warning flags shared by every ttile target.
+
+option(TTILE_BUILD_TESTS "Build the unit tests and the lit test suite" ON)
+option(TTILE_ENABLE_SANITIZERS "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(TTILE_ENABLE_FUZZERS "Build the libFuzzer targets (requires Clang)" OFF)
+option(TTILE_WITH_PAPI "Use PAPI for hardware counters when it is found" ON)
+
+# Warnings apply to ttile's own code only, through this interface target.
+add_library(ttile_warnings INTERFACE)
+target_compile_options(ttile_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+  -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+  -Wimplicit-fallthrough)
+
+if(TTILE_ENABLE_SANITIZERS)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# ccache makes the several build trees of a developer (plain, sanitizers,
+# fuzzers) cheap; CI's clean clone gains nothing but loses nothing either.
+find_program(TTILE_CCACHE ccache)
+if(TTILE_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER ${TTILE_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${TTILE_CCACHE})
+endif()

@@ -1,0 +1,129 @@
+//===- Spec/Spec.h - Computation specs: what to compute ---------*- C++ -*-===//
+//
+// A Spec describes one tensor computation of the class ttile optimizes
+// (thesis 3.1): a rectangular iteration space of named dimensions, each
+// parallel or a reduction, and tensors whose axes are affine functions of
+// the dimensions. Every spec computes
+//
+//   Out[o(x)] = act( Bias[b(x)] + sum over reduction dims of
+//                                  product over inputs In_t[f_t(x)] )
+//
+// Convolution, matrix multiplication and tensor contractions are all Specs;
+// the builders live in SpecBuilders.h. A Spec carries its problem sizes: it
+// is one concrete problem, which is what code generation needs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SPEC_SPEC_H
+#define TTILE_SPEC_SPEC_H
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttile::spec {
+
+/// Index of a dimension in Spec::dims.
+using DimId = int;
+
+enum class DimKind { Parallel, Reduction };
+
+/// Element types. Only f32 exists today; code that depends on the element
+/// type asks elementSize() rather than assuming 4 bytes.
+enum class ElementType { F32 };
+int64_t elementSize(ElementType type);
+std::string_view elementTypeName(ElementType type);
+
+struct Dim {
+  std::string name;
+  DimKind kind = DimKind::Parallel;
+  int64_t size = 1;
+};
+
+/// constant + sum(coeff * dim). Coefficients are positive, and a dimension
+/// appears at most once (thesis 3.1: E[i, i] is not in the class).
+struct AffineExpr {
+  struct Term {
+    DimId dim;
+    int64_t coeff;
+  };
+  std::vector<Term> terms;
+  int64_t constant = 0;
+
+  static AffineExpr of(DimId dim, int64_t coeff = 1);
+  /// Adds coeff * dim; the dimension must not be present already.
+  AffineExpr &plus(DimId dim, int64_t coeff = 1);
+  int64_t coeffOf(DimId dim) const; ///< 0 when the dimension is absent.
+  bool uses(DimId dim) const { return coeffOf(dim) != 0; }
+  /// Value at an iteration point (one coordinate per dimension).
+  int64_t evaluate(std::span<const int64_t> point) const;
+};
+
+enum class TensorRole { Output, Input, Bias };
+
+struct TensorAxis {
+  std::string name;  ///< e.g. "h" for the input axis h*stride + r*dilation.
+  AffineExpr index;  ///< Which element along this axis an iteration reads.
+  int64_t extent = 1;
+};
+
+/// A dense tensor stored row-major over its axes: the last axis is the
+/// contiguous one. A layout is therefore the order of the axes.
+struct Tensor {
+  std::string name;
+  TensorRole role = TensorRole::Input;
+  ElementType type = ElementType::F32;
+  std::vector<TensorAxis> axes;
+
+  int64_t numElements() const;
+  /// Stride of each axis, in elements.
+  std::vector<int64_t> strides() const;
+  bool uses(DimId dim) const;
+  /// The axis whose index uses `dim`, if any.
+  std::optional<int> axisOf(DimId dim) const;
+  /// Linear offset, in elements, of the element an iteration point accesses.
+  int64_t offsetAt(std::span<const int64_t> point) const;
+};
+
+enum class Activation { None, ReLU };
+
+class Spec {
+public:
+  std::string name;        ///< e.g. "conv2d" or "matmul", for messages.
+  std::vector<Dim> dims;
+  /// tensors[0] is the output; the inputs follow; a bias, if any, is last.
+  std::vector<Tensor> tensors;
+  Activation activation = Activation::None;
+
+  const Tensor &output() const { return tensors.front(); }
+  std::vector<int> inputIndices() const;
+  std::optional<int> biasIndex() const;
+
+  std::optional<DimId> findDim(std::string_view name) const;
+  /// Like findDim, but throws ttile::Error naming the dimension.
+  DimId dimId(std::string_view name) const;
+  std::optional<int> findTensor(std::string_view name) const;
+
+  bool isReduction(DimId dim) const {
+    return dims[dim].kind == DimKind::Reduction;
+  }
+  /// Number of points of the iteration space.
+  int64_t iterationCount() const;
+  /// Floating-point operations: one multiply and one add per point and input
+  /// beyond the first.
+  int64_t flops() const;
+
+  /// Checks the invariants above (affine accesses, extents that contain every
+  /// index, a single output); throws ttile::Error naming the broken one.
+  void verify() const;
+
+  /// One line, einsum-like: "O[n,h,w,k] += I[n,h+r,w+s,c] * W[r,s,c,k]
+  /// {n=1,k=64,...}".
+  std::string str() const;
+};
+
+} // namespace ttile::spec
+
+#endif // TTILE_SPEC_SPEC_H

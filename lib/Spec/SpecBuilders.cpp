@@ -1,0 +1,272 @@
+//===- Spec/SpecBuilders.cpp - Convolution, matmul, contractions ----------===//
+//
+// Each builder validates its own parameters, so that a message names the
+// field the caller wrote ("ConvShape.K"), and then Spec::verify() checks the
+// result, so that a builder cannot hand out a Spec outside the class.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Spec/SpecBuilders.h"
+
+#include "ttile/Error.h"
+
+#include <cctype>
+#include <string>
+#include <utility>
+
+namespace ttile::spec {
+
+namespace {
+
+void requirePositive(const std::string &field, int64_t value) {
+  if (value < 1)
+    throw Error(field + " must be >= 1, got " + std::to_string(value));
+}
+
+/// The extent of an input axis read at out*stride + window*dilation, for
+/// out < outSize and window < windowSize, with overflow checks: the sizes come
+/// from users and a wrapped extent would make every later check meaningless.
+int64_t slidingExtent(int64_t outSize, int64_t stride, int64_t windowSize,
+                      int64_t dilation, const std::string &what) {
+  int64_t outReach, windowReach, extent;
+  if (__builtin_mul_overflow(outSize - 1, stride, &outReach) ||
+      __builtin_mul_overflow(windowSize - 1, dilation, &windowReach) ||
+      __builtin_add_overflow(outReach, windowReach, &extent) ||
+      __builtin_add_overflow(extent, 1, &extent))
+    throw Error("conv2d: the input " + what + " overflows int64");
+  return extent;
+}
+
+Dim dim(std::string name, DimKind kind, int64_t size) {
+  return Dim{std::move(name), kind, size};
+}
+
+TensorAxis axis(std::string name, AffineExpr index, int64_t extent) {
+  return TensorAxis{std::move(name), std::move(index), extent};
+}
+
+/// An axis indexed by one dimension with coefficient 1, as wide as the
+/// dimension: every axis of matmul, of contractions and of the conv output.
+TensorAxis plainAxis(const Spec &spec, std::string_view dimName) {
+  DimId id = spec.dimId(dimName);
+  return axis(std::string(dimName), AffineExpr::of(id), spec.dims[id].size);
+}
+
+Tensor tensor(std::string name, TensorRole role, std::vector<TensorAxis> axes) {
+  return Tensor{std::move(name), role, ElementType::F32, std::move(axes)};
+}
+
+} // namespace
+
+Spec conv2d(const ConvShape &shape) {
+  const std::pair<const char *, int64_t> fields[] = {
+      {"N", shape.N},
+      {"K", shape.K},
+      {"C", shape.C},
+      {"H", shape.H},
+      {"W", shape.W},
+      {"R", shape.R},
+      {"S", shape.S},
+      {"strideH", shape.strideH},
+      {"strideW", shape.strideW},
+      {"dilationH", shape.dilationH},
+      {"dilationW", shape.dilationW}};
+  for (const auto &[field, value] : fields)
+    requirePositive(std::string("ConvShape.") + field, value);
+
+  Spec spec;
+  spec.name = "conv2d";
+  spec.dims = {dim("n", DimKind::Parallel, shape.N),
+               dim("k", DimKind::Parallel, shape.K),
+               dim("c", DimKind::Reduction, shape.C),
+               dim("h", DimKind::Parallel, shape.H),
+               dim("w", DimKind::Parallel, shape.W),
+               dim("r", DimKind::Reduction, shape.R),
+               dim("s", DimKind::Reduction, shape.S)};
+  auto id = [&](std::string_view name) { return spec.dimId(name); };
+  auto plain = [&](std::string_view name) { return plainAxis(spec, name); };
+
+  AffineExpr inputRow =
+      AffineExpr::of(id("h"), shape.strideH).plus(id("r"), shape.dilationH);
+  AffineExpr inputColumn =
+      AffineExpr::of(id("w"), shape.strideW).plus(id("s"), shape.dilationW);
+  int64_t inputHeight =
+      slidingExtent(shape.H, shape.strideH, shape.R, shape.dilationH,
+                    "height (H-1)*strideH + (R-1)*dilationH + 1");
+  int64_t inputWidth =
+      slidingExtent(shape.W, shape.strideW, shape.S, shape.dilationW,
+                    "width (W-1)*strideW + (S-1)*dilationW + 1");
+
+  spec.tensors = {
+      tensor("O", TensorRole::Output,
+             {plain("n"), plain("h"), plain("w"), plain("k")}),
+      tensor("I", TensorRole::Input,
+             {plain("n"), axis("h", std::move(inputRow), inputHeight),
+              axis("w", std::move(inputColumn), inputWidth), plain("c")}),
+      tensor("W", TensorRole::Input,
+             {plain("r"), plain("s"), plain("c"), plain("k")})};
+  spec.verify();
+  return spec;
+}
+
+Spec matmul(int64_t I, int64_t J, int64_t K) {
+  requirePositive("matmul: I", I);
+  requirePositive("matmul: J", J);
+  requirePositive("matmul: K", K);
+  Spec spec;
+  spec.name = "matmul";
+  spec.dims = {dim("i", DimKind::Parallel, I), dim("j", DimKind::Parallel, J),
+               dim("k", DimKind::Reduction, K)};
+  auto plain = [&](std::string_view name) { return plainAxis(spec, name); };
+  spec.tensors = {tensor("C", TensorRole::Output, {plain("i"), plain("j")}),
+                  tensor("A", TensorRole::Input, {plain("i"), plain("k")}),
+                  tensor("B", TensorRole::Input, {plain("k"), plain("j")})};
+  spec.verify();
+  return spec;
+}
+
+namespace {
+
+[[noreturn]] void failContraction(std::string_view einsum,
+                                  const std::string &message) {
+  throw Error("contraction \"" + std::string(einsum) + "\": " + message);
+}
+
+/// One tensor of an einsum string: its letters, and the 1-based column of
+/// each in the original string, for messages.
+struct EinsumTerm {
+  std::string letters;
+  std::vector<size_t> columns;
+};
+
+/// Splits "ik, kj -> ij" into its terms. Spaces are ignored anywhere, as
+/// numpy.einsum does; anything else that is not a letter, ',' or "->" is an
+/// error at its column.
+class EinsumParser {
+public:
+  explicit EinsumParser(std::string_view einsum) : einsum_(einsum) {}
+
+  /// Fills `inputs` and `output`.
+  void parse(std::vector<EinsumTerm> &inputs, EinsumTerm &output) const {
+    EinsumTerm current;
+    bool inOutput = false;
+    size_t termStart = 1;
+    for (size_t i = 0; i < einsum_.size(); ++i) {
+      char c = einsum_[i];
+      size_t column = i + 1;
+      if (std::isspace(static_cast<unsigned char>(c)))
+        continue;
+      if (std::isalpha(static_cast<unsigned char>(c))) {
+        if (current.letters.find(c) != std::string::npos)
+          fail("letter '" + std::string(1, c) + "' at column " +
+               std::to_string(column) + " repeats in " +
+               termName(inputs.size(), inOutput));
+        current.letters += c;
+        current.columns.push_back(column);
+        continue;
+      }
+      bool arrow = c == '-' && i + 1 < einsum_.size() && einsum_[i + 1] == '>';
+      if (inOutput || (c != ',' && !arrow))
+        fail("unexpected character '" + std::string(1, c) + "' at column " +
+             std::to_string(column) +
+             "; expected letters, ',' between inputs, and '->' once");
+      requireNonEmpty(current, inputs.size(), false, termStart);
+      inputs.push_back(std::move(current));
+      current = EinsumTerm();
+      inOutput = arrow;
+      if (arrow)
+        ++i;
+      termStart = i + 2;
+    }
+    if (!inOutput)
+      fail("missing '->' (reached the end at column " +
+           std::to_string(einsum_.size() + 1) + ")");
+    requireNonEmpty(current, inputs.size(), true, termStart);
+    output = std::move(current);
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &message) const {
+    failContraction(einsum_, message);
+  }
+
+  static std::string termName(size_t inputsSoFar, bool isOutput) {
+    return isOutput ? "the output" : "input " + std::to_string(inputsSoFar + 1);
+  }
+
+  void requireNonEmpty(const EinsumTerm &term, size_t inputsSoFar,
+                       bool isOutput, size_t column) const {
+    if (term.letters.empty())
+      fail(termName(inputsSoFar, isOutput) + " at column " +
+           std::to_string(column) + " is empty");
+  }
+
+  std::string_view einsum_;
+};
+
+/// Inputs are named A, B, C, ... but never O, the output's name.
+std::string inputName(size_t input) {
+  size_t letter = input < size_t{'O' - 'A'} ? input : input + 1;
+  return std::string(1, static_cast<char>('A' + letter));
+}
+
+} // namespace
+
+Spec contraction(std::string_view einsum,
+                 const std::map<char, int64_t> &sizes) {
+  std::vector<EinsumTerm> inputs;
+  EinsumTerm output;
+  EinsumParser(einsum).parse(inputs, output);
+  auto fail = [&](const std::string &message) {
+    failContraction(einsum, message);
+  };
+  constexpr size_t kMaxInputs = 25; // Letters A to Z but O.
+  if (inputs.size() > kMaxInputs)
+    fail("has " + std::to_string(inputs.size()) + " inputs; at most " +
+         std::to_string(kMaxInputs) + " are supported");
+
+  Spec spec;
+  spec.name = "contraction";
+  auto addDim = [&](char letter, size_t column, DimKind kind) {
+    auto size = sizes.find(letter);
+    if (size == sizes.end())
+      fail("letter '" + std::string(1, letter) + "' at column " +
+           std::to_string(column) + " has no size");
+    if (size->second < 1)
+      fail("letter '" + std::string(1, letter) + "' has size " +
+           std::to_string(size->second) + "; sizes must be >= 1");
+    spec.dims.push_back(Dim{std::string(1, letter), kind, size->second});
+  };
+  // Parallel dimensions in output order, then reductions in order of first
+  // appearance, so that the dimension order reads like the einsum string.
+  for (size_t i = 0; i < output.letters.size(); ++i) {
+    char letter = output.letters[i];
+    bool inAnInput = false;
+    for (const EinsumTerm &input : inputs)
+      inAnInput |= input.letters.find(letter) != std::string::npos;
+    if (!inAnInput)
+      fail("output letter '" + std::string(1, letter) + "' at column " +
+           std::to_string(output.columns[i]) + " appears in no input");
+    addDim(letter, output.columns[i], DimKind::Parallel);
+  }
+  for (const EinsumTerm &input : inputs)
+    for (size_t i = 0; i < input.letters.size(); ++i)
+      if (!spec.findDim(std::string_view(&input.letters[i], 1)))
+        addDim(input.letters[i], input.columns[i], DimKind::Reduction);
+
+  auto termTensor = [&](const EinsumTerm &term, std::string name,
+                        TensorRole role) {
+    std::vector<TensorAxis> axes;
+    for (char letter : term.letters)
+      axes.push_back(plainAxis(spec, std::string_view(&letter, 1)));
+    return tensor(std::move(name), role, std::move(axes));
+  };
+  spec.tensors.push_back(termTensor(output, "O", TensorRole::Output));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    spec.tensors.push_back(
+        termTensor(inputs[i], inputName(i), TensorRole::Input));
+  spec.verify();
+  return spec;
+}
+
+} // namespace ttile::spec

@@ -1,0 +1,33 @@
+//===- Support/ThreadPool.h - Workers for parallel loops --------*- C++ -*-===//
+//
+// The workers that run the iterations of Tpar and Tfused loops. One pool per
+// process, of TTILE_NUM_THREADS workers (default: the hardware threads), the
+// calling thread being worker 0. Generated code reaches it through the C
+// symbol ttile_parallel_for, so a kernel needs nothing but a function
+// pointer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SUPPORT_THREADPOOL_H
+#define TTILE_SUPPORT_THREADPOOL_H
+
+#include <cstdint>
+
+extern "C" {
+/// Runs body(context, i, worker) for every i in [0, iterations), each once,
+/// and returns when all are done. `worker` is in [0, ttile::workerCount())
+/// and no two iterations running at the same time share it. When another
+/// parallel loop is already using the pool (say, two threads each running a
+/// kernel), the iterations run on the calling thread as worker 0.
+void ttile_parallel_for(void (*body)(void *context, int64_t iteration,
+                                     int64_t worker),
+                        void *context, int64_t iterations);
+}
+
+namespace ttile {
+
+/// Number of workers of the pool, the caller included.
+int workerCount();
+
+} // namespace ttile
+
+#endif // TTILE_SUPPORT_THREADPOOL_H

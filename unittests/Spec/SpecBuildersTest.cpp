@@ -1,0 +1,234 @@
+//===- unittests/Spec/SpecBuildersTest.cpp - conv2d, matmul, einsum -------===//
+
+#include "Spec/SpecBuilders.h"
+
+#include "SpecTestUtil.h"
+
+namespace ttile::spec {
+namespace {
+
+using test::throwsErrorWith;
+
+std::vector<std::string> dimNames(const Spec &spec) {
+  std::vector<std::string> names;
+  for (const Dim &dim : spec.dims)
+    names.push_back(dim.name);
+  return names;
+}
+
+std::vector<std::string> reductionNames(const Spec &spec) {
+  std::vector<std::string> names;
+  for (const Dim &dim : spec.dims)
+    if (dim.kind == DimKind::Reduction)
+      names.push_back(dim.name);
+  return names;
+}
+
+/// "name:extent" for each axis, e.g. "h:9".
+std::vector<std::string> axesOf(const Tensor &tensor) {
+  std::vector<std::string> axes;
+  for (const TensorAxis &axis : tensor.axes)
+    axes.push_back(axis.name + ":" + std::to_string(axis.extent));
+  return axes;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(Conv2dTest, StridedDilatedShape) {
+  ConvShape shape{.N = 2,
+                  .K = 8,
+                  .C = 3,
+                  .H = 5,
+                  .W = 4,
+                  .R = 3,
+                  .S = 2,
+                  .strideH = 2,
+                  .strideW = 3,
+                  .dilationH = 2,
+                  .dilationW = 4};
+  Spec spec = conv2d(shape);
+  EXPECT_EQ(spec.name, "conv2d");
+  EXPECT_EQ(dimNames(spec), (Names{"n", "k", "c", "h", "w", "r", "s"}));
+  EXPECT_EQ(reductionNames(spec), (Names{"c", "r", "s"}));
+  EXPECT_EQ(spec.dims[spec.dimId("h")].size, 5);
+  EXPECT_EQ(spec.dims[spec.dimId("s")].size, 2);
+
+  ASSERT_EQ(spec.tensors.size(), 3u);
+  const Tensor &output = spec.tensors[0];
+  const Tensor &input = spec.tensors[1];
+  const Tensor &weights = spec.tensors[2];
+  EXPECT_EQ(output.name, "O");
+  EXPECT_EQ(output.role, TensorRole::Output);
+  EXPECT_EQ(axesOf(output), (Names{"n:2", "h:5", "w:4", "k:8"}));
+  EXPECT_EQ(input.name, "I");
+  EXPECT_EQ(input.role, TensorRole::Input);
+  // (H-1)*strideH + (R-1)*dilationH + 1 = 4*2 + 2*2 + 1 = 13, and
+  // (W-1)*strideW + (S-1)*dilationW + 1 = 3*3 + 1*4 + 1 = 14.
+  EXPECT_EQ(axesOf(input), (Names{"n:2", "h:13", "w:14", "c:3"}));
+  EXPECT_EQ(weights.name, "W");
+  EXPECT_EQ(axesOf(weights), (Names{"r:3", "s:2", "c:3", "k:8"}));
+
+  const AffineExpr &row = input.axes[1].index;
+  EXPECT_EQ(row.coeffOf(spec.dimId("h")), 2);
+  EXPECT_EQ(row.coeffOf(spec.dimId("r")), 2);
+  EXPECT_EQ(row.terms.size(), 2u);
+  const AffineExpr &column = input.axes[2].index;
+  EXPECT_EQ(column.coeffOf(spec.dimId("w")), 3);
+  EXPECT_EQ(column.coeffOf(spec.dimId("s")), 4);
+  EXPECT_EQ(column.constant, 0);
+}
+
+TEST(Conv2dTest, RejectsNonPositiveFields) {
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.K = 0}); },
+                              "ConvShape.K must be >= 1, got 0"));
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.N = -3}); },
+                              "ConvShape.N must be >= 1, got -3"));
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.strideW = 0}); },
+                              "ConvShape.strideW must be >= 1, got 0"));
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.dilationH = 0}); },
+                              "ConvShape.dilationH must be >= 1, got 0"));
+}
+
+TEST(Conv2dTest, RejectsHugeShapes) {
+  EXPECT_TRUE(throwsErrorWith(
+      [] { conv2d({.H = int64_t{1} << 62, .strideH = 4}); },
+      "conv2d: the input height (H-1)*strideH + (R-1)*dilationH + 1 "
+      "overflows int64"));
+  EXPECT_TRUE(
+      throwsErrorWith([] { conv2d({.N = 1 << 20, .H = 1 << 20, .W = 2}); },
+                      "tensor 'O' has more than 2^40 elements"));
+  // Each factor fits, their product does not.
+  EXPECT_TRUE(throwsErrorWith(
+      [] {
+        conv2d({.N = int64_t{1} << 32,
+                .K = int64_t{1} << 32,
+                .H = int64_t{1} << 32});
+      },
+      "element count of tensor 'O' overflows int64"));
+}
+
+TEST(MatmulTest, Shape) {
+  Spec spec = matmul(2, 3, 4);
+  EXPECT_EQ(spec.name, "matmul");
+  EXPECT_EQ(dimNames(spec), (Names{"i", "j", "k"}));
+  EXPECT_EQ(reductionNames(spec), (Names{"k"}));
+  ASSERT_EQ(spec.tensors.size(), 3u);
+  EXPECT_EQ(spec.tensors[0].name, "C");
+  EXPECT_EQ(axesOf(spec.tensors[0]), (Names{"i:2", "j:3"}));
+  EXPECT_EQ(spec.tensors[1].name, "A");
+  EXPECT_EQ(axesOf(spec.tensors[1]), (Names{"i:2", "k:4"}));
+  EXPECT_EQ(spec.tensors[2].name, "B");
+  EXPECT_EQ(axesOf(spec.tensors[2]), (Names{"k:4", "j:3"}));
+  EXPECT_TRUE(throwsErrorWith([] { matmul(2, 0, 4); },
+                              "matmul: J must be >= 1, got 0"));
+}
+
+TEST(ContractionTest, Matmul) {
+  Spec spec = contraction("ik,kj->ij", {{'i', 2}, {'j', 3}, {'k', 4}});
+  EXPECT_EQ(spec.name, "contraction");
+  EXPECT_EQ(dimNames(spec), (Names{"i", "j", "k"}));
+  EXPECT_EQ(reductionNames(spec), (Names{"k"}));
+  EXPECT_EQ(spec.str(), "O[i,j] += A[i,k] * B[k,j] {i=2,j=3,k=4}");
+}
+
+TEST(ContractionTest, TensorContraction) {
+  Spec spec =
+      contraction("aebf,dfce->abcd",
+                  {{'a', 2}, {'b', 3}, {'c', 4}, {'d', 5}, {'e', 6}, {'f', 7}});
+  // Output letters first, then the reductions as they first appear.
+  EXPECT_EQ(dimNames(spec), (Names{"a", "b", "c", "d", "e", "f"}));
+  EXPECT_EQ(reductionNames(spec), (Names{"e", "f"}));
+  EXPECT_EQ(axesOf(spec.tensors[0]), (Names{"a:2", "b:3", "c:4", "d:5"}));
+  EXPECT_EQ(axesOf(spec.tensors[1]), (Names{"a:2", "e:6", "b:3", "f:7"}));
+  EXPECT_EQ(axesOf(spec.tensors[2]), (Names{"d:5", "f:7", "c:4", "e:6"}));
+  EXPECT_EQ(spec.tensors[1].name, "A");
+  EXPECT_EQ(spec.tensors[2].name, "B");
+  EXPECT_EQ(spec.tensors[0].name, "O");
+}
+
+TEST(ContractionTest, ReductionsInOrderOfFirstAppearance) {
+  Spec spec =
+      contraction("zyx,xw->w", {{'w', 2}, {'x', 3}, {'y', 4}, {'z', 5}});
+  EXPECT_EQ(dimNames(spec), (Names{"w", "z", "y", "x"}));
+}
+
+TEST(ContractionTest, IgnoresSpaces) {
+  Spec spec = contraction("  ik , kj\t->  ij ", {{'i', 2}, {'j', 3}, {'k', 4}});
+  EXPECT_EQ(spec.str(), "O[i,j] += A[i,k] * B[k,j] {i=2,j=3,k=4}");
+}
+
+TEST(ContractionTest, OneAndThreeInputs) {
+  Spec rowSums = contraction("ij->i", {{'i', 2}, {'j', 3}});
+  EXPECT_EQ(rowSums.str(), "O[i] += A[i,j] {i=2,j=3}");
+  Spec chain =
+      contraction("ij,jk,kl->il", {{'i', 2}, {'j', 3}, {'k', 4}, {'l', 5}});
+  EXPECT_EQ(chain.str(),
+            "O[i,l] += A[i,j] * B[j,k] * C[k,l] {i=2,l=5,j=3,k=4}");
+}
+
+TEST(ContractionTest, NoReduction) {
+  Spec spec = contraction("ij,j->ij", {{'i', 2}, {'j', 3}});
+  EXPECT_TRUE(reductionNames(spec).empty());
+}
+
+TEST(ContractionTest, InputNamesSkipTheOutputName) {
+  std::string einsum;
+  std::map<char, int64_t> sizes;
+  for (char letter = 'a'; letter < 'a' + 16; ++letter) {
+    einsum += einsum.empty() ? "" : ",";
+    einsum += letter;
+    sizes[letter] = 1;
+  }
+  Spec spec = contraction(einsum + "->a", sizes);
+  EXPECT_EQ(spec.tensors[14].name, "N");
+  EXPECT_EQ(spec.tensors[15].name, "P");
+  EXPECT_EQ(spec.tensors[16].name, "Q");
+}
+
+struct MalformedEinsum {
+  const char *einsum;
+  const char *expectedMessage;
+};
+
+class MalformedEinsumTest : public testing::TestWithParam<MalformedEinsum> {};
+
+TEST_P(MalformedEinsumTest, NamesThePosition) {
+  const std::map<char, int64_t> sizes = {{'i', 2}, {'j', 3}, {'k', 4}};
+  EXPECT_TRUE(throwsErrorWith([&] { contraction(GetParam().einsum, sizes); },
+                              GetParam().expectedMessage));
+}
+
+const MalformedEinsum malformedEinsums[] = {
+    {"ik,kj", "contraction \"ik,kj\": missing '->' (reached the end at "
+              "column 6)"},
+    {"", "missing '->'"},
+    {"ik,,kj->ij", "input 2 at column 4 is empty"},
+    {",kj->ij", "input 1 at column 1 is empty"},
+    {"->ij", "input 1 at column 1 is empty"},
+    {"ik,kj->", "the output at column 8 is empty"},
+    {"i1,kj->ij", "unexpected character '1' at column 2"},
+    {"ik;kj->ij", "unexpected character ';' at column 3"},
+    {"ik,kj-ij", "unexpected character '-' at column 6"},
+    {"ik,kj->i,j", "unexpected character ',' at column 9"},
+    {"ik,kj->ij->i", "unexpected character '-' at column 10"},
+    {"ii,ij->j", "letter 'i' at column 2 repeats in input 1"},
+    {"ik,kjk->ij", "letter 'k' at column 6 repeats in input 2"},
+    {"ik,kj->iji", "letter 'i' at column 10 repeats in the output"},
+    {"ik,kj->iz", "output letter 'z' at column 9 appears in no input"},
+    {"ik,kq->iq", "letter 'q' at column 9 has no size"},
+    {"ik,kq->i", "letter 'q' at column 5 has no size"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Spec, MalformedEinsumTest,
+                         testing::ValuesIn(malformedEinsums));
+
+TEST(ContractionTest, RejectsNonPositiveSizes) {
+  EXPECT_TRUE(throwsErrorWith(
+      [] {
+        contraction("ik,kj->ij", {{'i', 2}, {'j', 3}, {'k', 0}});
+      },
+      "letter 'k' has size 0; sizes must be >= 1"));
+}
+
+} // namespace
+} // namespace ttile::spec

@@ -1,0 +1,85 @@
+//===- Scheme/Tiling.h - The tile tree a scheme denotes ---------*- C++ -*-===//
+//
+// A scheme is a list; the loop nest it denotes is a tree, because a Lambda
+// sequences several instantiations of the nest below it (paper 3.4: the
+// rewrite of lambda_seq into Seq). buildTileTree performs that expansion and
+// computes, for every node, the tile it covers along every dimension, from
+// the inside out. Validation, footprints and code generation all read this
+// tree, so the meaning of a scheme is defined in exactly one place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SCHEME_TILING_H
+#define TTILE_SCHEME_TILING_H
+
+#include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ttile::scheme {
+
+using spec::DimId;
+
+enum class LoopKind {
+  Serial,   ///< R, T, and the loops of a Lambda's parts.
+  Parallel, ///< Tpar, Tfused.
+  Unrolled, ///< U: becomes distinct SSA values, never a loop.
+  Vector,   ///< V: the lanes of one vector.
+};
+
+struct TileNode {
+  enum class Kind {
+    Loop,     ///< Iterates `loops`; one child.
+    Sequence, ///< A Lambda: its children are Loop nodes, run one after another.
+    Hoist,    ///< Output accumulators live in registers below; one child.
+    Pack,     ///< A tensor's footprint below is copied to scratch; one child.
+    Body,     ///< The statement itself, at one point.
+  };
+  Kind kind = Kind::Body;
+  /// Index of the scheme atom this node comes from; -1 for the body.
+  int atom = -1;
+
+  // Loop: (dimension, trip count), outermost first. One entry except for
+  // Tfused. Each iteration advances the dimension by the child's extent.
+  LoopKind loopKind = LoopKind::Serial;
+  std::vector<std::pair<DimId, int64_t>> loops;
+
+  // Hoist: the dimensions over which accesses are hoisted.
+  std::vector<DimId> hoistDims;
+
+  // Pack: the tensor, and its axes in the packed buffer's order (outermost
+  // first).
+  int tensor = -1;
+  std::vector<int> axisOrder;
+
+  /// The tile one execution of this node covers, per dimension.
+  std::vector<int64_t> extent;
+
+  std::vector<TileNode> children;
+
+  const TileNode &child() const { return children.front(); }
+};
+
+struct TileTree {
+  Scheme scheme; ///< The scheme the tree was built from.
+  TileNode root;
+  int vectorWidth = 1;
+  /// Extent of the innermost register tile (U and V atoms) per dimension:
+  /// the granularity at which partial tiles are masked.
+  std::vector<int64_t> registerTile;
+};
+
+/// Expands lambdas and computes extents. Throws ttile::Error
+/// (ErrorCode::InvalidScheme) naming the atom for structural problems: an
+/// unknown dimension or tensor, a non-positive count, U(lambda,d) with no
+/// Lambda on d above it, a Lambda with fewer than two parts, tiles whose
+/// extent overflows 64 bits. Everything else
+/// (divisibility, coverage, atom order) is checked by validateScheme.
+TileTree buildTileTree(const Scheme &scheme, const spec::Spec &spec,
+                       int vectorWidth);
+
+} // namespace ttile::scheme
+
+#endif // TTILE_SCHEME_TILING_H

@@ -1,0 +1,149 @@
+//===- tools/Common/ProblemOptions.cpp - Problems on the command line -----===//
+
+#include "ProblemOptions.h"
+
+#include "Spec/SpecBuilders.h"
+
+#include <charconv>
+#include <map>
+#include <vector>
+
+namespace ttile::tools {
+
+void usageError(const std::string &option, const std::string &message) {
+  throw CLI::ValidationError(option, message);
+}
+
+namespace {
+
+int64_t parsePositive(const std::string &option, std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(),
+                                      value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1)
+    usageError(option, "'" + std::string(text) + "' is not a positive integer");
+  return value;
+}
+
+std::vector<std::string_view> splitCommas(std::string_view text) {
+  std::vector<std::string_view> items;
+  while (true) {
+    size_t comma = text.find(',');
+    items.push_back(text.substr(0, comma));
+    if (comma == std::string_view::npos)
+      return items;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+/// "128,128,64": between `least` and `most` positive integers.
+std::vector<int64_t> parseList(const std::string &option,
+                               std::string_view text, size_t least,
+                               size_t most) {
+  std::vector<int64_t> values;
+  for (std::string_view item : splitCommas(text))
+    values.push_back(parsePositive(option, item));
+  if (values.size() < least || values.size() > most)
+    usageError(option, "expected " + std::to_string(least) +
+                           (least == most ? "" : " to " + std::to_string(most)) +
+                           " comma-separated values, got " +
+                           std::to_string(values.size()));
+  return values;
+}
+
+/// "i=4,j=8": names with positive values, each name at most once.
+std::map<std::string, int64_t> parseAssignments(const std::string &option,
+                                                std::string_view text) {
+  std::map<std::string, int64_t> values;
+  for (std::string_view item : splitCommas(text)) {
+    size_t equals = item.find('=');
+    if (equals == std::string_view::npos || equals == 0)
+      usageError(option, "expected name=value, got '" + std::string(item) + "'");
+    std::string name(item.substr(0, equals));
+    if (!values.emplace(name, parsePositive(option, item.substr(equals + 1)))
+             .second)
+      usageError(option, "'" + name + "' is given twice");
+  }
+  return values;
+}
+
+spec::Spec convSpec(const ProblemOptions &options) {
+  std::vector<int64_t> v = parseList("--conv", options.conv, 4, 5);
+  spec::ConvShape shape;
+  shape.K = v[0];
+  shape.C = v[1];
+  shape.H = shape.W = v[2];
+  shape.R = shape.S = v[3];
+  if (v.size() == 5)
+    shape.strideH = shape.strideW = v[4];
+  return spec::conv2d(shape);
+}
+
+spec::Spec convFullSpec(const ProblemOptions &options) {
+  spec::ConvShape shape;
+  const std::map<std::string, int64_t *> fields{
+      {"N", &shape.N},          {"K", &shape.K},         {"C", &shape.C},
+      {"H", &shape.H},          {"W", &shape.W},         {"R", &shape.R},
+      {"S", &shape.S},          {"sh", &shape.strideH},  {"sw", &shape.strideW},
+      {"dh", &shape.dilationH}, {"dw", &shape.dilationW}};
+  for (const auto &[name, value] :
+       parseAssignments("--conv-full", options.convFull)) {
+    auto field = fields.find(name);
+    if (field == fields.end())
+      usageError("--conv-full", "unknown field '" + name +
+                                    "' (fields: N, K, C, H, W, R, S, sh, sw, "
+                                    "dh, dw)");
+    *field->second = value;
+  }
+  return spec::conv2d(shape);
+}
+
+spec::Spec einsumSpec(const ProblemOptions &options) {
+  if (options.sizes.empty())
+    usageError("--einsum", "needs --sizes, e.g. --sizes i=4,j=8,k=16");
+  std::map<char, int64_t> sizes;
+  for (const auto &[name, value] : parseAssignments("--sizes", options.sizes)) {
+    if (name.size() != 1)
+      usageError("--sizes", "'" + name + "' is not a single letter");
+    sizes[name[0]] = value;
+  }
+  return spec::contraction(options.einsum, sizes);
+}
+
+} // namespace
+
+void ProblemOptions::addTo(CLI::App &app) {
+  auto *convOption = app.add_option("--conv", conv,
+                                    "2D convolution K,C,H,R[,stride]: square "
+                                    "output H=W, square window R=S, batch 1");
+  auto *convFullOption = app.add_option(
+      "--conv-full", convFull,
+      "2D convolution with every field: \"N=1,K=..,C=..,H=..,W=..,R=..,S=..,"
+      "sh=..,sw=..,dh=..,dw=..\" (omitted fields are 1)");
+  auto *matmulOption =
+      app.add_option("--matmul", matmul, "matrix multiplication I,J,K");
+  auto *einsumOption = app.add_option(
+      "--einsum", einsum, "tensor contraction, e.g. \"ik,kj->ij\"");
+  app.add_option("--sizes", sizes,
+                 "sizes of the --einsum letters, e.g. i=4,j=8,k=16")
+      ->needs(einsumOption);
+  convOption->excludes(convFullOption, matmulOption, einsumOption);
+  convFullOption->excludes(matmulOption, einsumOption);
+  matmulOption->excludes(einsumOption);
+}
+
+std::optional<spec::Spec> ProblemOptions::spec() const {
+  if (!conv.empty())
+    return convSpec(*this);
+  if (!convFull.empty())
+    return convFullSpec(*this);
+  if (!matmul.empty()) {
+    std::vector<int64_t> v = parseList("--matmul", matmul, 3, 3);
+    return spec::matmul(v[0], v[1], v[2]);
+  }
+  if (!einsum.empty())
+    return einsumSpec(*this);
+  return std::nullopt;
+}
+
+} // namespace ttile::tools

@@ -1,0 +1,91 @@
+//===- ttile-scheme.cpp - Parse, validate and measure schemes -------------===//
+//
+//   ttile-scheme [problem] [--footprint] [--vector-width N] SCHEME
+//
+// Without a problem, prints SCHEME in canonical form. With one (--conv,
+// --conv-full, --matmul or --einsum with --sizes), validates it and, with
+// --footprint, prints the footprint table of thesis 5.4.3. Exit status: 0
+// on success, 1 when the scheme does not parse or validate, 2 on usage
+// errors. See docs/SchemeLanguage.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProblemOptions.h"
+#include "Scheme/Footprint.h"
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Validate.h"
+#include "Support/Host.h"
+#include "ttile/Error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+using namespace ttile;
+
+namespace {
+
+constexpr int ExitInvalid = 1;
+constexpr int ExitUsage = 2;
+
+struct Options {
+  tools::ProblemOptions problem;
+  bool footprint = false;
+  int vectorWidth = 0;
+  std::string scheme;
+};
+
+int run(const Options &options) {
+  scheme::Scheme scheme = scheme::parseScheme(options.scheme);
+  std::optional<spec::Spec> spec = options.problem.spec();
+  if (!spec) {
+    if (options.footprint)
+      tools::usageError("--footprint", "needs a problem (--conv, "
+                                       "--conv-full, --matmul or --einsum)");
+    std::cout << scheme::printScheme(scheme) << "\n";
+    return 0;
+  }
+  scheme::TileTree tree =
+      scheme::validateScheme(scheme, *spec, options.vectorWidth);
+  std::cout << "valid for " << spec->str() << "\n";
+  if (options.footprint)
+    std::cout << scheme::formatFootprintTable(
+        scheme::footprintTable(tree, *spec), *spec);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app("Parse, validate and measure ttile optimization schemes "
+               "(docs/SchemeLanguage.md).",
+               "ttile-scheme");
+  app.failure_message([](const CLI::App *, const CLI::Error &error) {
+    return "ttile-scheme: usage error: " + std::string(error.what()) +
+           "\nRun with --help for more information.\n";
+  });
+  Options options;
+  options.vectorWidth = host().vectorWidth;
+  options.problem.addTo(app);
+  app.add_flag("--footprint", options.footprint,
+               "print the footprint of every tensor at every level");
+  app.add_option("--vector-width", options.vectorWidth,
+                 "f32 lanes of V (default: the host's, " +
+                     std::to_string(host().vectorWidth) + ")")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("scheme", options.scheme,
+                 "the scheme, e.g. \"R(j) T(64,k) U(6,i) U(2,j) V(j)\"")
+      ->required();
+
+  try {
+    app.parse(argc, argv);
+    return run(options);
+  } catch (const CLI::ParseError &error) {
+    return app.exit(error) == 0 ? 0 : ExitUsage;
+  } catch (const Error &error) {
+    std::cerr << "ttile-scheme: error: " << error.what() << "\n";
+    return ExitInvalid;
+  }
+}

@@ -1,0 +1,97 @@
+//===- CodeGen/EmitContext.h - State shared by the lowering steps -*- C++ -*-===//
+//
+// Lowering walks the tile tree from the root to the body, emitting LLVM IR
+// with one IRBuilder. EmitContext holds what is fixed for the whole kernel
+// (the spec, the tree, the vector type, which dimensions are partial);
+// LoopEnv holds what changes from one level of the nest to the next (the
+// base index of the current tile along every dimension, where each tensor
+// lives, and whether this is the first or last pass over the reduction).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_CODEGEN_EMITCONTEXT_H
+#define TTILE_CODEGEN_EMITCONTEXT_H
+
+#include "Scheme/Tiling.h"
+#include "Spec/Spec.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace ttile::codegen {
+
+using scheme::TileNode;
+using scheme::TileTree;
+using spec::DimId;
+
+/// The alignment of every tensor access: user buffers are only promised to
+/// be element-aligned, and AVX-512 loses nothing on unaligned vector moves.
+inline const llvm::Align kElementAlign{4};
+
+/// Where a tensor's elements are: the original buffer, or a packed copy of
+/// the current tile. Element (a_0, ..., a_n) along the spec's axes is at
+/// base + sum(strides[a] * (a - origin[a])).
+struct TensorView {
+  llvm::Value *base = nullptr;
+  std::vector<int64_t> strides;      ///< Per axis of the spec's tensor.
+  std::vector<llvm::Value *> origin; ///< Per axis, i64; nullptr means 0.
+};
+
+struct LoopEnv {
+  std::vector<llvm::Value *> index; ///< Per dimension: i64 base of the tile.
+  /// i1: every reduction loop outside the accumulation region is at its
+  /// first (last) iteration, so accumulators start from the bias or zero
+  /// (and get the activation before their final store).
+  llvm::Value *first = nullptr;
+  llvm::Value *last = nullptr;
+  std::vector<TensorView> views; ///< Per tensor.
+  /// Scratch memory for Pack buffers (ScratchLayout.h): the shared region,
+  /// and this worker's region inside a parallel loop.
+  llvm::Value *sharedScratch = nullptr;
+  llvm::Value *workerScratch = nullptr;
+  /// Set below a Hoist: the accumulators travel in registers, and reduction
+  /// loops no longer move `first` and `last`.
+  bool insideHoist = false;
+};
+
+class EmitContext {
+public:
+  EmitContext(llvm::Module &module, llvm::IRBuilder<> &builder,
+              const spec::Spec &spec, const TileTree &tree);
+
+  llvm::Module &module;
+  llvm::LLVMContext &context;
+  llvm::IRBuilder<> &builder;
+  const spec::Spec &spec;
+  const TileTree &tree;
+
+  llvm::Type *f32;
+  llvm::Type *i64;
+  llvm::Type *ptr;
+  /// The dimension of the V atom, and the number of lanes (1 without V).
+  std::optional<DimId> vectorDim;
+  int lanes = 1;
+  /// Per dimension: covered beyond its size, so accesses are masked or
+  /// clamped (thesis 5.3.1).
+  std::vector<bool> partial;
+
+  llvm::Value *constant(int64_t value) const;
+  /// <lanes x float>, or float when the kernel is scalar.
+  llvm::Type *valueType() const;
+
+  /// Emits `for (iv = 0; iv < tripCount; ++iv)` around body(iv, carried),
+  /// threading `carried` values through phis. Returns the values after the
+  /// loop. A trip count of 1 emits no loop at all.
+  using LoopBody = std::function<std::vector<llvm::Value *>(
+      llvm::Value *iv, std::vector<llvm::Value *> carried)>;
+  std::vector<llvm::Value *> countedLoop(llvm::StringRef name,
+                                         int64_t tripCount,
+                                         std::vector<llvm::Value *> carried,
+                                         const LoopBody &body);
+};
+
+} // namespace ttile::codegen
+
+#endif // TTILE_CODEGEN_EMITCONTEXT_H

@@ -1,0 +1,125 @@
+//===- CodeGen/LoopNest.cpp - Lower the tile tree to loops ----------------===//
+
+#include "CodeGen/LoopNest.h"
+
+#include "CodeGen/Pack.h"
+#include "CodeGen/ParallelLoop.h"
+#include "CodeGen/RegisterTile.h"
+#include "ttile/Error.h"
+
+namespace ttile::codegen {
+
+using scheme::LoopKind;
+
+LoopEnv stepInto(EmitContext &cx, const LoopEnv &env, DimId dim,
+                 llvm::Value *iv, int64_t step, int64_t tripCount) {
+  llvm::IRBuilder<> &b = cx.builder;
+  LoopEnv inner = env;
+  inner.index[dim] = b.CreateAdd(env.index[dim], b.CreateMul(iv, cx.constant(step)),
+                                 cx.spec.dims[dim].name);
+  if (cx.spec.isReduction(dim) && !env.insideHoist && tripCount > 1) {
+    inner.first = b.CreateAnd(env.first, b.CreateICmpEQ(iv, cx.constant(0)));
+    inner.last = b.CreateAnd(
+        env.last, b.CreateICmpEQ(iv, cx.constant(tripCount - 1)));
+  }
+  return inner;
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
+                      std::vector<llvm::Value *> carried) {
+  using Kind = TileNode::Kind;
+  bool registerTile =
+      node.kind == Kind::Body ||
+      (node.kind == Kind::Loop && (node.loopKind == LoopKind::Unrolled ||
+                                   node.loopKind == LoopKind::Vector));
+  if (registerTile) {
+    if (env.insideHoist)
+      return emitRegisterTile(cx_, env, RegisterTile::analyze(node, cx_.spec),
+                              std::move(carried));
+    emitRegisterTileWithAccumulators(node, env);
+    return carried;
+  }
+  switch (node.kind) {
+  case Kind::Loop:
+    if (node.loopKind == LoopKind::Parallel) {
+      if (env.insideHoist)
+        throw Error("a parallel loop cannot lie below a Hoist",
+                    ErrorCode::InvalidScheme);
+      emitParallelLoop(cx_, node, env, scratch_, parallelLoops_++,
+                       [&](const LoopEnv &inner) { emit(node.child(), inner, {}); });
+      return carried;
+    }
+    return emitSerialLoop(node, env, std::move(carried));
+  case Kind::Sequence:
+    return emitSequence(node, env, std::move(carried));
+  case Kind::Hoist:
+    emitHoist(node, env);
+    return carried;
+  case Kind::Pack:
+    return emit(node.child(),
+                emitPack(cx_, node, scratch_.buffers.at(&node), env),
+                std::move(carried));
+  case Kind::Body:
+    break;
+  }
+  throw Error("unexpected tile-tree node", ErrorCode::Internal);
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emitSerialLoop(const TileNode &node, const LoopEnv &env,
+                                std::vector<llvm::Value *> carried) {
+  auto [dim, tripCount] = node.loops.front();
+  int64_t step = node.child().extent[dim];
+  return cx_.countedLoop(
+      cx_.spec.dims[dim].name + "." + std::to_string(node.atom), tripCount,
+      std::move(carried),
+      [&](llvm::Value *iv, std::vector<llvm::Value *> inner) {
+        return emit(node.child(), stepInto(cx_, env, dim, iv, step, tripCount),
+                    std::move(inner));
+      });
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emitSequence(const TileNode &node, const LoopEnv &env,
+                              std::vector<llvm::Value *> carried) {
+  llvm::IRBuilder<> &b = cx_.builder;
+  DimId dim = node.children.front().loops.front().first;
+  bool movesReduction = cx_.spec.isReduction(dim) && !env.insideHoist;
+  int64_t start = 0;
+  for (size_t part = 0; part < node.children.size(); ++part) {
+    const TileNode &loop = node.children[part];
+    LoopEnv inner = env;
+    inner.index[dim] = b.CreateAdd(env.index[dim], cx_.constant(start));
+    if (movesReduction) {
+      // Only the first part starts the reduction; only the last ends it.
+      if (part != 0)
+        inner.first = b.getFalse();
+      if (part + 1 != node.children.size())
+        inner.last = b.getFalse();
+    }
+    carried = emit(loop, inner, std::move(carried));
+    start += loop.extent[dim];
+  }
+  return carried;
+}
+
+void LoopNestEmitter::emitHoist(const TileNode &node, const LoopEnv &env) {
+  RegisterTile tile =
+      RegisterTile::analyze(findRegisterTile(node.child()), cx_.spec);
+  std::vector<llvm::Value *> accumulators = loadAccumulators(cx_, env, tile);
+  LoopEnv inner = env;
+  inner.insideHoist = true;
+  accumulators = emit(node.child(), inner, std::move(accumulators));
+  storeAccumulators(cx_, env, tile, accumulators);
+}
+
+void LoopNestEmitter::emitRegisterTileWithAccumulators(const TileNode &node,
+                                                       const LoopEnv &env) {
+  RegisterTile tile = RegisterTile::analyze(node, cx_.spec);
+  std::vector<llvm::Value *> accumulators = loadAccumulators(cx_, env, tile);
+  accumulators = emitRegisterTile(cx_, env, tile, std::move(accumulators));
+  storeAccumulators(cx_, env, tile, accumulators);
+}
+
+} // namespace ttile::codegen

@@ -1,0 +1,23 @@
+//===- CodeGen/Pack.h - Copy a tile of a tensor to scratch ------*- C++ -*-===//
+//
+// Pack(X[,perm]) (thesis 3.6) copies the footprint of X below the atom into
+// an aligned scratch buffer, in the buffer's axis order, and redirects every
+// access below to it. The copy clamps indices at the tensor's edges, like
+// every input access of a partial tile.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_CODEGEN_PACK_H
+#define TTILE_CODEGEN_PACK_H
+
+#include "CodeGen/EmitContext.h"
+#include "CodeGen/ScratchLayout.h"
+
+namespace ttile::codegen {
+
+/// Emits the copy for the Pack node and returns the environment below it.
+LoopEnv emitPack(EmitContext &cx, const TileNode &node,
+                 const PackBuffer &buffer, const LoopEnv &env);
+
+} // namespace ttile::codegen
+
+#endif // TTILE_CODEGEN_PACK_H

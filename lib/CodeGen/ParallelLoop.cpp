@@ -1,0 +1,136 @@
+//===- CodeGen/ParallelLoop.cpp - Tpar and Tfused -------------------------===//
+
+#include "CodeGen/ParallelLoop.h"
+
+#include "CodeGen/LoopNest.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+namespace ttile::codegen {
+namespace {
+
+/// The values an outlined body needs, flattened to i64 slots and back.
+class ContextSlots {
+public:
+  explicit ContextSlots(EmitContext &cx) : cx_(cx) {}
+
+  /// In the kernel: stores every live-in value of `env` into a new slot
+  /// array and returns it.
+  llvm::Value *pack(const LoopEnv &env) {
+    collect(env);
+    llvm::IRBuilder<> &b = cx_.builder;
+    // In the entry block, so that a parallel loop nested in a serial one does
+    // not grow the stack at every iteration.
+    llvm::Function *function = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&function->getEntryBlock(),
+                            function->getEntryBlock().begin());
+    llvm::Value *slots = entry.CreateAlloca(
+        cx_.i64, cx_.constant(static_cast<int64_t>(values_.size())), "par.ctx");
+    for (size_t i = 0; i < values_.size(); ++i) {
+      llvm::Value *value = values_[i];
+      if (value->getType()->isPointerTy())
+        value = b.CreatePtrToInt(value, cx_.i64);
+      else if (value->getType() != cx_.i64)
+        value = b.CreateZExt(value, cx_.i64);
+      b.CreateStore(value, b.CreateConstInBoundsGEP1_64(cx_.i64, slots, i));
+    }
+    return slots;
+  }
+
+  /// In the outlined function: loads the slots back into an environment of
+  /// the same shape as the one packed.
+  LoopEnv unpack(const LoopEnv &shape, llvm::Value *slots) {
+    llvm::IRBuilder<> &b = cx_.builder;
+    size_t next = 0;
+    auto load = [&](llvm::Value *like) -> llvm::Value * {
+      llvm::Value *raw = b.CreateLoad(
+          cx_.i64, b.CreateConstInBoundsGEP1_64(cx_.i64, slots, next++));
+      if (like->getType()->isPointerTy())
+        return b.CreateIntToPtr(raw, cx_.ptr);
+      if (like->getType() != cx_.i64)
+        return b.CreateTrunc(raw, like->getType());
+      return raw;
+    };
+    LoopEnv env = shape;
+    for (llvm::Value *&index : env.index)
+      index = load(index);
+    env.first = load(env.first);
+    env.last = load(env.last);
+    for (TensorView &view : env.views) {
+      view.base = load(view.base);
+      for (llvm::Value *&origin : view.origin)
+        if (origin)
+          origin = load(origin);
+    }
+    env.sharedScratch = load(env.sharedScratch);
+    return env;
+  }
+
+private:
+  void collect(const LoopEnv &env) {
+    values_.assign(env.index.begin(), env.index.end());
+    values_.push_back(env.first);
+    values_.push_back(env.last);
+    for (const TensorView &view : env.views) {
+      values_.push_back(view.base);
+      for (llvm::Value *origin : view.origin)
+        if (origin)
+          values_.push_back(origin);
+    }
+    values_.push_back(env.sharedScratch);
+  }
+
+  EmitContext &cx_;
+  std::vector<llvm::Value *> values_;
+};
+
+} // namespace
+
+void emitParallelLoop(EmitContext &cx, const TileNode &node, const LoopEnv &env,
+                      const ScratchLayout &scratch, int loopNumber,
+                      const std::function<void(const LoopEnv &)> &emitIteration) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Function *kernel = b.GetInsertBlock()->getParent();
+
+  ContextSlots slots(cx);
+  llvm::Value *context = slots.pack(env);
+  int64_t iterations = 1;
+  for (const auto &loop : node.loops)
+    iterations *= loop.second;
+
+  auto *bodyType =
+      llvm::FunctionType::get(b.getVoidTy(), {cx.ptr, cx.i64, cx.i64}, false);
+  llvm::Function *body = llvm::Function::Create(
+      bodyType, llvm::Function::InternalLinkage,
+      kernel->getName() + ".par" + llvm::Twine(loopNumber), cx.module);
+  llvm::FunctionCallee parallelFor = cx.module.getOrInsertFunction(
+      kParallelForSymbol, b.getVoidTy(), cx.ptr, cx.ptr, cx.i64);
+  b.CreateCall(parallelFor, {body, context, cx.constant(iterations)});
+
+  llvm::IRBuilderBase::InsertPointGuard guard(b);
+  b.SetInsertPoint(llvm::BasicBlock::Create(cx.context, "entry", body));
+  llvm::Argument *iteration = body->getArg(1);
+  llvm::Argument *worker = body->getArg(2);
+  iteration->setName("iteration");
+  worker->setName("worker");
+  LoopEnv inner = slots.unpack(env, body->getArg(0));
+  inner.workerScratch = b.CreateInBoundsGEP(
+      b.getInt8Ty(), inner.sharedScratch,
+      b.CreateAdd(cx.constant(scratch.sharedBytes),
+                  b.CreateMul(worker, cx.constant(scratch.perWorkerBytes))),
+      "worker.scratch");
+
+  // Tfused: the iteration number enumerates its loops, the last fastest.
+  int64_t below = iterations;
+  for (const auto &[dim, count] : node.loops) {
+    below /= count;
+    llvm::Value *iv = b.CreateURem(b.CreateUDiv(iteration, cx.constant(below)),
+                                   cx.constant(count));
+    inner = stepInto(cx, inner, dim, iv, node.child().extent[dim], count);
+  }
+  emitIteration(inner);
+  b.CreateRetVoid();
+}
+
+} // namespace ttile::codegen

@@ -1,0 +1,145 @@
+//===- CodeGen/RegisterTile.cpp - The unrolled basic block ----------------===//
+
+#include "CodeGen/RegisterTile.h"
+
+#include "CodeGen/TensorAccess.h"
+#include "ttile/Error.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <map>
+
+namespace ttile::codegen {
+
+using scheme::LoopKind;
+
+const TileNode &findRegisterTile(const TileNode &node) {
+  const TileNode *current = &node;
+  while (current->kind != TileNode::Kind::Body &&
+         !(current->kind == TileNode::Kind::Loop &&
+           (current->loopKind == LoopKind::Unrolled ||
+            current->loopKind == LoopKind::Vector))) {
+    if (current->kind != TileNode::Kind::Loop ||
+        current->loopKind != LoopKind::Serial)
+      throw Error("only serial loops may lie between a Hoist and the "
+                  "register tile",
+                  ErrorCode::InvalidScheme);
+    current = &current->child();
+  }
+  return *current;
+}
+
+RegisterTile RegisterTile::analyze(const TileNode &top, const spec::Spec &spec) {
+  RegisterTile tile;
+  for (const TileNode *node = &top; node->kind == TileNode::Kind::Loop;
+       node = &node->child()) {
+    if (node->loopKind != LoopKind::Unrolled)
+      continue; // The V loop is the lanes of each value, not more points.
+    auto [dim, count] = node->loops.front();
+    tile.unrolls.push_back({dim, count, node->child().extent[dim]});
+  }
+
+  // Odometer over the unrolls, the last (innermost) one fastest.
+  std::vector<int64_t> counter(tile.unrolls.size(), 0);
+  std::map<std::vector<int64_t>, int> accumulatorIds;
+  const spec::Tensor &output = spec.output();
+  while (true) {
+    std::vector<int64_t> point(spec.dims.size(), 0);
+    for (size_t u = 0; u < tile.unrolls.size(); ++u)
+      point[tile.unrolls[u].dim] += counter[u] * tile.unrolls[u].step;
+    std::vector<int64_t> outputPoint = point;
+    for (size_t d = 0; d < spec.dims.size(); ++d)
+      if (!output.uses(static_cast<DimId>(d)))
+        outputPoint[d] = 0;
+    auto [it, inserted] = accumulatorIds.try_emplace(
+        outputPoint, static_cast<int>(tile.accumulators.size()));
+    if (inserted)
+      tile.accumulators.push_back(outputPoint);
+    tile.accumulatorOfPoint.push_back(it->second);
+    tile.points.push_back(std::move(point));
+
+    size_t u = tile.unrolls.size();
+    while (u > 0 && ++counter[u - 1] == tile.unrolls[u - 1].count)
+      counter[--u] = 0;
+    if (u == 0)
+      break;
+  }
+  return tile;
+}
+
+std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
+                                            const RegisterTile &tile) {
+  std::vector<llvm::Value *> values;
+  for (const std::vector<int64_t> &offsets : tile.accumulators) {
+    llvm::Value *stored = loadOutput(cx, env, offsets);
+    llvm::Value *initial = initialAccumulator(cx, env, offsets);
+    values.push_back(cx.builder.CreateSelect(env.first, initial, stored));
+  }
+  return values;
+}
+
+void storeAccumulators(EmitContext &cx, const LoopEnv &env,
+                       const RegisterTile &tile,
+                       const std::vector<llvm::Value *> &values) {
+  llvm::IRBuilder<> &b = cx.builder;
+  for (size_t i = 0; i < values.size(); ++i) {
+    llvm::Value *value = values[i];
+    if (cx.spec.activation == spec::Activation::ReLU) {
+      llvm::Value *relu = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::maxnum, value,
+          llvm::Constant::getNullValue(value->getType()));
+      value = b.CreateSelect(env.last, relu, value);
+    }
+    storeOutput(cx, env, tile.accumulators[i], value);
+  }
+}
+
+std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
+                                            const RegisterTile &tile,
+                                            std::vector<llvm::Value *> acc) {
+  llvm::IRBuilder<> &b = cx.builder;
+  std::vector<int> inputs = cx.spec.inputIndices();
+
+  // The same element is loaded once per block, however many points read it
+  // (the input of a convolution at h+1, r and at h, r+1, for instance). The
+  // key is the tensor and its per-axis offsets; partial dimensions are
+  // clamped per point, so there the key is the per-dimension offsets.
+  std::map<std::vector<int64_t>, llvm::Value *> operands;
+  auto operand = [&](int tensor, const std::vector<int64_t> &point) {
+    const spec::Tensor &t = cx.spec.tensors[tensor];
+    std::vector<int64_t> key{tensor};
+    for (const spec::TensorAxis &axis : t.axes) {
+      int64_t axisOffset = 0;
+      for (const spec::AffineExpr::Term &term : axis.index.terms) {
+        if (cx.partial[term.dim])
+          key.push_back(point[term.dim]);
+        axisOffset += term.coeff * point[term.dim];
+      }
+      key.push_back(axisOffset);
+    }
+    llvm::Value *&value = operands[key];
+    if (!value)
+      value = loadOperand(cx, env, tensor, point);
+    return value;
+  };
+
+  for (size_t p = 0; p < tile.points.size(); ++p) {
+    const std::vector<int64_t> &point = tile.points[p];
+    llvm::Value *&accumulator = acc[tile.accumulatorOfPoint[p]];
+    if (inputs.size() == 1) {
+      accumulator = b.CreateFAdd(accumulator, operand(inputs[0], point));
+      continue;
+    }
+    // fma(x0 * x1 * ... * x_{n-2}, x_{n-1}, acc): one rounding for the last
+    // product and the sum, like a hand-written microkernel.
+    llvm::Value *product = operand(inputs[0], point);
+    for (size_t i = 1; i + 1 < inputs.size(); ++i)
+      product = b.CreateFMul(product, operand(inputs[i], point));
+    accumulator = b.CreateIntrinsic(
+        llvm::Intrinsic::fma, {cx.valueType()},
+        {product, operand(inputs.back(), point), accumulator});
+  }
+  return acc;
+}
+
+} // namespace ttile::codegen

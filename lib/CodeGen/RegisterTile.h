@@ -1,0 +1,58 @@
+//===- CodeGen/RegisterTile.h - The unrolled basic block --------*- C++ -*-===//
+//
+// The U and V atoms at the bottom of a scheme form the microkernel's basic
+// block (thesis 3.4.1): U(n,d) is unrolled into n copies with distinct SSA
+// values, never a loop left for the optimizer to unroll or not, and V(d)
+// turns every access that varies along d into a <W x float> vector, every
+// other operand into a broadcast scalar, and the multiply-add into
+// llvm.fma. The output elements of the block are its accumulators.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_CODEGEN_REGISTERTILE_H
+#define TTILE_CODEGEN_REGISTERTILE_H
+
+#include "CodeGen/EmitContext.h"
+
+#include <vector>
+
+namespace ttile::codegen {
+
+struct RegisterTile {
+  struct Unroll {
+    DimId dim;
+    int64_t count;
+    int64_t step; ///< Offset between consecutive copies along dim.
+  };
+  std::vector<Unroll> unrolls; ///< Outermost first.
+  /// Every point of the block, as an offset per dimension, in emission
+  /// order: the outermost U varies slowest.
+  std::vector<std::vector<int64_t>> points;
+  /// The distinct output elements, as offsets per dimension (zero along
+  /// dimensions the output does not use), and which one each point updates.
+  std::vector<std::vector<int64_t>> accumulators;
+  std::vector<int> accumulatorOfPoint;
+
+  /// Analyses the subtree rooted at the first U or V atom (or the body).
+  static RegisterTile analyze(const TileNode &top, const spec::Spec &spec);
+};
+
+/// The first node of the register tile below `node`: the outermost U or V
+/// loop, or the body.
+const TileNode &findRegisterTile(const TileNode &node);
+
+/// Loads the accumulators: from the output, or, on the first pass over the
+/// reduction, the bias or zero.
+std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
+                                            const RegisterTile &tile);
+/// Stores the accumulators, applying the activation on the last pass.
+void storeAccumulators(EmitContext &cx, const LoopEnv &env,
+                       const RegisterTile &tile,
+                       const std::vector<llvm::Value *> &values);
+/// Emits the block's multiply-adds; returns the updated accumulators.
+std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
+                                            const RegisterTile &tile,
+                                            std::vector<llvm::Value *> acc);
+
+} // namespace ttile::codegen
+
+#endif // TTILE_CODEGEN_REGISTERTILE_H

@@ -1,0 +1,166 @@
+//===- CodeGen/TensorAccess.cpp - Loads, stores, masks --------------------===//
+
+#include "CodeGen/TensorAccess.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace ttile::codegen {
+namespace {
+
+
+/// Index along dimension d at the point, clamped to the dimension when asked.
+llvm::Value *dimIndex(EmitContext &cx, const LoopEnv &env, DimId d,
+                      int64_t offset, bool clamp) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *index = b.CreateAdd(env.index[d], cx.constant(offset));
+  if (clamp && cx.partial[d]) {
+    llvm::Value *lastValid = cx.constant(cx.spec.dims[d].size - 1);
+    index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index, lastValid);
+  }
+  return index;
+}
+
+bool usesPartialDim(const EmitContext &cx, const spec::Tensor &tensor) {
+  for (size_t d = 0; d < cx.spec.dims.size(); ++d)
+    if (cx.partial[d] && tensor.uses(static_cast<DimId>(d)))
+      return true;
+  return false;
+}
+
+/// Lanes of the vector at `offsets` inside the vectorized dimension; nullptr
+/// when that dimension has no tail.
+llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
+  if (!cx.vectorDim || !cx.partial[*cx.vectorDim])
+    return nullptr;
+  llvm::IRBuilder<> &b = cx.builder;
+  DimId v = *cx.vectorDim;
+  llvm::Value *first = dimIndex(cx, env, v, offsets[v], /*clamp=*/false);
+  std::vector<llvm::Constant *> steps;
+  for (int lane = 0; lane < cx.lanes; ++lane)
+    steps.push_back(llvm::ConstantInt::get(cx.i64, lane));
+  llvm::Value *laneIndex = b.CreateAdd(b.CreateVectorSplat(cx.lanes, first),
+                                       llvm::ConstantVector::get(steps));
+  return b.CreateICmpSLT(
+      laneIndex,
+      b.CreateVectorSplat(cx.lanes, cx.constant(cx.spec.dims[v].size)));
+}
+
+/// The lanes of the access at `offsets` that fall inside the output: the
+/// vectorized dimension's tail, and rows of partial unrolled dimensions.
+/// nullptr when every lane is valid.
+llvm::Value *outputMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
+  llvm::IRBuilder<> &b = cx.builder;
+  const spec::Tensor &output = cx.spec.output();
+  llvm::Value *rowValid = nullptr;
+  for (size_t i = 0; i < cx.spec.dims.size(); ++i) {
+    DimId d = static_cast<DimId>(i);
+    if (!cx.partial[d] || !output.uses(d) || d == cx.vectorDim)
+      continue;
+    llvm::Value *valid =
+        b.CreateICmpSLT(dimIndex(cx, env, d, offsets[d], /*clamp=*/false),
+                        cx.constant(cx.spec.dims[d].size));
+    rowValid = rowValid ? b.CreateAnd(rowValid, valid) : valid;
+  }
+  llvm::Value *laneValid = laneMask(cx, env, offsets);
+  if (!rowValid)
+    return laneValid;
+  llvm::Value *rows = b.CreateVectorSplat(cx.lanes, rowValid);
+  return laneValid ? b.CreateAnd(rows, laneValid) : rows;
+}
+
+/// Masked accesses work on vectors; a scalar kernel uses one-lane vectors.
+llvm::FixedVectorType *maskedType(const EmitContext &cx) {
+  return llvm::FixedVectorType::get(cx.f32, cx.lanes);
+}
+
+llvm::Value *toValueType(EmitContext &cx, llvm::Value *vector) {
+  if (cx.lanes == 1)
+    return cx.builder.CreateExtractElement(vector, uint64_t{0});
+  return vector;
+}
+
+llvm::Value *toMaskedType(EmitContext &cx, llvm::Value *value) {
+  if (cx.lanes == 1)
+    return cx.builder.CreateInsertElement(
+        llvm::PoisonValue::get(maskedType(cx)), value, uint64_t{0});
+  return value;
+}
+
+} // namespace
+
+llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
+                            Offsets offsets, bool clampPartial) {
+  llvm::IRBuilder<> &b = cx.builder;
+  const spec::Tensor &t = cx.spec.tensors[tensor];
+  const TensorView &view = env.views[tensor];
+  llvm::Value *offset = cx.constant(0);
+  for (size_t a = 0; a < t.axes.size(); ++a) {
+    const spec::AffineExpr &index = t.axes[a].index;
+    llvm::Value *axis = cx.constant(index.constant);
+    for (const spec::AffineExpr::Term &term : index.terms) {
+      llvm::Value *dim =
+          dimIndex(cx, env, term.dim, offsets[term.dim], clampPartial);
+      axis = b.CreateAdd(axis, b.CreateMul(dim, cx.constant(term.coeff)));
+    }
+    if (view.origin[a])
+      axis = b.CreateSub(axis, view.origin[a]);
+    offset = b.CreateAdd(offset, b.CreateMul(axis, cx.constant(view.strides[a])));
+  }
+  // Only a masked access may form an address past the end of a tensor, so
+  // every other address is in bounds.
+  bool inBounds = clampPartial || !usesPartialDim(cx, t);
+  return inBounds ? b.CreateInBoundsGEP(cx.f32, view.base, offset)
+                  : b.CreateGEP(cx.f32, view.base, offset);
+}
+
+llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
+                         Offsets offsets) {
+  llvm::IRBuilder<> &b = cx.builder;
+  const spec::Tensor &t = cx.spec.tensors[tensor];
+  llvm::Value *address = elementPointer(cx, env, tensor, offsets, true);
+  bool vectorAccess = cx.vectorDim && t.uses(*cx.vectorDim);
+  if (!vectorAccess) {
+    llvm::Value *scalar = b.CreateAlignedLoad(cx.f32, address, kElementAlign);
+    return cx.lanes == 1 ? scalar : b.CreateVectorSplat(cx.lanes, scalar);
+  }
+  llvm::Value *mask = laneMask(cx, env, offsets);
+  if (!mask)
+    return b.CreateAlignedLoad(cx.valueType(), address, kElementAlign);
+  // The vector tail: lanes past the dimension read zero and add nothing.
+  // Other partial dimensions were clamped in the address.
+  return b.CreateMaskedLoad(cx.valueType(), address, kElementAlign, mask,
+                            llvm::Constant::getNullValue(cx.valueType()));
+}
+
+llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *mask = outputMask(cx, env, offsets);
+  llvm::Value *address = elementPointer(cx, env, 0, offsets, mask == nullptr);
+  if (!mask)
+    return b.CreateAlignedLoad(cx.valueType(), address, kElementAlign);
+  return toValueType(
+      cx, b.CreateMaskedLoad(maskedType(cx), address, kElementAlign, mask,
+                             llvm::Constant::getNullValue(maskedType(cx))));
+}
+
+void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
+                 llvm::Value *value) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *mask = outputMask(cx, env, offsets);
+  llvm::Value *address = elementPointer(cx, env, 0, offsets, mask == nullptr);
+  if (!mask) {
+    b.CreateAlignedStore(value, address, kElementAlign);
+    return;
+  }
+  b.CreateMaskedStore(toMaskedType(cx, value), address, kElementAlign, mask);
+}
+
+llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
+                                Offsets offsets) {
+  if (auto bias = cx.spec.biasIndex())
+    return loadOperand(cx, env, *bias, offsets);
+  return llvm::Constant::getNullValue(cx.valueType());
+}
+
+} // namespace ttile::codegen

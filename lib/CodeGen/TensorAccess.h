@@ -1,0 +1,46 @@
+//===- CodeGen/TensorAccess.h - Loads, stores, masks ------------*- C++ -*-===//
+//
+// Every memory access of a kernel goes through here. An access is named by
+// a tensor and an iteration point: the base of the current tile (LoopEnv)
+// plus constant offsets per dimension from the unrolled register tile.
+//
+// Partial tiles (a dimension covered beyond its size) never touch memory
+// outside a tensor: output accesses are masked (llvm.masked.load/store, so
+// no scalar remainder loop and no padding copy), and input accesses clamp
+// the index to the last valid element, whose products only ever reach
+// masked-off outputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_CODEGEN_TENSORACCESS_H
+#define TTILE_CODEGEN_TENSORACCESS_H
+
+#include "CodeGen/EmitContext.h"
+
+#include <span>
+
+namespace ttile::codegen {
+
+using Offsets = std::span<const int64_t>; ///< One per spec dimension.
+
+/// Address of the element of `tensor` at the point env.index + offsets.
+/// Clamps partial dimensions unless the access will be masked.
+llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
+                            Offsets offsets, bool clampPartial);
+
+/// An input or bias value at a point, as the kernel's value type: a vector
+/// load along the vectorized dimension, or a scalar broadcast to all lanes.
+llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
+                         Offsets offsets);
+
+/// The output at a point, masked where partial; masked-off lanes read 0.
+llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets);
+void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
+                 llvm::Value *value);
+
+/// The initial value of an accumulator: the bias, or zero.
+llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
+                                Offsets offsets);
+
+} // namespace ttile::codegen
+
+#endif // TTILE_CODEGEN_TENSORACCESS_H

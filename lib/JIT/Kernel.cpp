@@ -1,0 +1,110 @@
+//===- JIT/Kernel.cpp - Compile a spec + scheme into a callable -----------===//
+
+#include "JIT/Kernel.h"
+
+#include "CodeGen/HostTarget.h"
+#include "CodeGen/KernelIR.h"
+#include "CodeGen/MachineCode.h"
+#include "CodeGen/Optimizer.h"
+#include "Scheme/Normalize.h"
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Validate.h"
+#include "Support/Host.h"
+#include "Support/Logging.h"
+#include "Support/ThreadPool.h"
+#include "ttile/Error.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace ttile::jit {
+namespace {
+
+/// Every kernel lives in a JIT library of its own, so they can share a name.
+constexpr const char *kEntryName = "ttile_kernel";
+
+std::string printModule(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module.print(stream, nullptr);
+  return text;
+}
+
+/// Scratch memory of the calling thread, grown to the largest request and
+/// aligned for packed buffers.
+void *threadScratch(int64_t bytes) {
+  struct Free {
+    void operator()(void *memory) const { std::free(memory); }
+  };
+  thread_local std::unique_ptr<void, Free> buffer;
+  thread_local int64_t capacity = 0;
+  if (bytes > capacity) {
+    int64_t rounded = (bytes + codegen::ScratchLayout::kAlignment - 1) /
+                      codegen::ScratchLayout::kAlignment *
+                      codegen::ScratchLayout::kAlignment;
+    buffer.reset(std::aligned_alloc(codegen::ScratchLayout::kAlignment,
+                                    static_cast<size_t>(rounded)));
+    if (!buffer)
+      throw Error("cannot allocate " + std::to_string(rounded) +
+                  " bytes of scratch memory");
+    capacity = rounded;
+  }
+  return buffer.get();
+}
+
+} // namespace
+
+void Kernel::run(std::span<float *const> tensors) const {
+  if (tensors.size() != spec_.tensors.size())
+    throw Error("kernel expects " + std::to_string(spec_.tensors.size()) +
+                " buffers, got " + std::to_string(tensors.size()));
+  std::vector<void *> arguments;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i])
+      throw Error("buffer for tensor " + spec_.tensors[i].name + " is null");
+    arguments.push_back(tensors[i]);
+  }
+  arguments.push_back(threadScratch(scratch_.bytesFor(workerCount())));
+  code_->entry()(arguments.data());
+}
+
+Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
+                     const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  Kernel kernel;
+  kernel.spec_ = spec;
+  kernel.scheme_ =
+      options.inferHoist ? scheme::withInferredHoist(scheme, spec) : scheme;
+
+  std::unique_ptr<llvm::TargetMachine> targetMachine =
+      codegen::createHostTargetMachine();
+  int vectorWidth = host().vectorWidth;
+  scheme::TileTree tree =
+      scheme::validateScheme(kernel.scheme_, spec, vectorWidth);
+
+  codegen::KernelIR ir =
+      codegen::lowerToLLVM(spec, tree, *targetMachine, kEntryName);
+  if (options.keepIR)
+    kernel.ir_ = printModule(*ir.module);
+  codegen::optimizeModule(*ir.module, *targetMachine);
+  if (options.keepOptimizedIR)
+    kernel.optimizedIR_ = printModule(*ir.module);
+  if (options.keepAssembly)
+    kernel.assembly_ = codegen::emitAssembly(*ir.module, *targetMachine);
+
+  kernel.objectCode_ = codegen::emitObject(*ir.module, *targetMachine);
+  kernel.scratch_ = ir.scratch;
+  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kEntryName);
+  kernel.compileSeconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  log().debug("compiled in {:.1f} ms: {}", kernel.compileSeconds_ * 1e3,
+              scheme::printScheme(kernel.scheme_));
+  return kernel;
+}
+
+} // namespace ttile::jit

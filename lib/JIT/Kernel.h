@@ -1,0 +1,78 @@
+//===- JIT/Kernel.h - Compile a spec + scheme into a callable ---*- C++ -*-===//
+//
+// The whole pipeline for one kernel, in one call:
+//
+//   validateScheme   (Scheme/Validate.h)   the scheme is legal for the spec
+//   withInferredHoist(Scheme/Normalize.h)  the output lives in registers
+//   lowerToLLVM      (CodeGen/KernelIR.h)  IR with explicit vectors and FMAs
+//   optimizeModule   (CodeGen/Optimizer.h) the O3 pipeline
+//   emitObject       (CodeGen/MachineCode.h) an object file
+//   KernelJIT::link  (JIT/KernelJIT.h)     machine code in this process
+//
+// Tools and tests can ask for the IR before and after optimization and for
+// the assembly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_JIT_KERNEL_H
+#define TTILE_JIT_KERNEL_H
+
+#include "CodeGen/ScratchLayout.h"
+#include "JIT/KernelJIT.h"
+#include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ttile::jit {
+
+struct CompileOptions {
+  bool keepIR = false;          ///< The IR as lowered, before optimization.
+  bool keepOptimizedIR = false; ///< The IR after the O3 pipeline.
+  bool keepAssembly = false;    ///< What the JIT compiles it to.
+  /// Insert the Hoist of the output accumulators when the scheme has none.
+  bool inferHoist = true;
+};
+
+class Kernel {
+public:
+  /// Runs the kernel. `tensors` are the buffers of spec().tensors, in order;
+  /// each must hold the tensor's elements. Scratch memory for Pack atoms is
+  /// taken from a per-thread buffer, so one Kernel can run on many threads.
+  void run(std::span<float *const> tensors) const;
+
+  const spec::Spec &spec() const { return spec_; }
+  /// The scheme compiled, after normalization (with its Hoist).
+  const scheme::Scheme &scheme() const { return scheme_; }
+  double compileSeconds() const { return compileSeconds_; }
+  const codegen::ScratchLayout &scratch() const { return scratch_; }
+
+  const std::string &ir() const { return ir_; }
+  const std::string &optimizedIR() const { return optimizedIR_; }
+  const std::string &assembly() const { return assembly_; }
+  /// The object file linked, which the kernel cache stores.
+  const std::string &objectCode() const { return objectCode_; }
+
+private:
+  friend Kernel compileKernel(const spec::Spec &, const scheme::Scheme &,
+                              const CompileOptions &);
+  Kernel() = default;
+
+  spec::Spec spec_;
+  scheme::Scheme scheme_;
+  codegen::ScratchLayout scratch_;
+  std::shared_ptr<JITKernel> code_;
+  double compileSeconds_ = 0;
+  std::string ir_, optimizedIR_, assembly_, objectCode_;
+};
+
+/// Validates, lowers, optimizes and JIT-compiles. Throws ttile::Error:
+/// InvalidScheme for a scheme that is not legal for the spec, CompileFailed
+/// when LLVM fails.
+Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
+                     const CompileOptions &options = {});
+
+} // namespace ttile::jit
+
+#endif // TTILE_JIT_KERNEL_H

@@ -1,0 +1,26 @@
+//===- unittests/CodeGen/RandomScheme.h - Random legal schemes --*- C++ -*-===//
+//
+// Draws problems (convolutions, matmuls, contractions) and schemes for them
+// that exercise every lowering rule: vectors with tails, unrolls, partial
+// register tiles, lambdas on parallel and reduction dimensions, packs with
+// and without permutation, explicit and inferred hoists, parallel loops.
+// Seeded, so that a failure is reproduced by its seed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_UNITTESTS_CODEGEN_RANDOMSCHEME_H
+#define TTILE_UNITTESTS_CODEGEN_RANDOMSCHEME_H
+
+#include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
+
+#include <random>
+
+namespace ttile::testing {
+
+spec::Spec randomProblem(std::mt19937_64 &random);
+scheme::Scheme randomScheme(const spec::Spec &spec, int vectorWidth,
+                            std::mt19937_64 &random);
+
+} // namespace ttile::testing
+
+#endif // TTILE_UNITTESTS_CODEGEN_RANDOMSCHEME_H

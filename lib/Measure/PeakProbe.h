@@ -1,0 +1,53 @@
+//===- Measure/PeakProbe.h - The machine's measured FP32 peak ---*- C++ -*-===//
+//
+// Every performance figure ttile reports is a percentage of this: the
+// single-thread FP32 throughput of a JIT-compiled loop of register-only
+// fused multiply-adds, with enough independent accumulators to keep every
+// FMA unit busy through the instruction's latency (paper 4.1, thesis 5.2).
+// Measured rather than computed from a datasheet, because turbo, the
+// hypervisor and the FMA unit count all move it. The probe runs once per
+// process under the protocol of Benchmark.h, with one difference: it
+// reports the fastest batch, not the median. Interference only ever slows
+// a register-only loop, so on a loaded machine the median measures the load
+// and would inflate every percentage of peak.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_MEASURE_PEAKPROBE_H
+#define TTILE_MEASURE_PEAKPROBE_H
+
+#include "Measure/Benchmark.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ttile::measure {
+
+struct PeakInfo {
+  /// FP32 FLOP/s of one thread (an FMA is 2 FLOP), in the fastest batch.
+  double flops = 0;
+  int lanes = 0;        ///< f32 lanes per FMA.
+  int accumulators = 0; ///< Independent FMA chains in the loop.
+  int64_t iterationsPerCall = 0;
+  /// FLOP per core cycle with PAPI, else per TSC tick (more than the
+  /// hardware's FLOP per core cycle under turbo); empty without either.
+  std::optional<double> flopsPerCycle;
+  bool coreCycles = false; ///< flopsPerCycle is per core cycle (PAPI).
+  std::string clock;       ///< clockDescription() when it was measured.
+  Measurement measurement; ///< Of one call of iterationsPerCall.
+};
+
+/// The probe's result, measured on first use (about 0.2 s) and cached for
+/// the life of the process. Safe to call from several threads.
+const PeakInfo &measuredPeak();
+
+/// measuredPeak().flops.
+double measuredPeakFlops();
+
+/// The probe's host assembly, for checking by eye that its loop is the
+/// expected run of vector FMAs.
+std::string peakProbeAssembly();
+
+} // namespace ttile::measure
+
+#endif // TTILE_MEASURE_PEAKPROBE_H

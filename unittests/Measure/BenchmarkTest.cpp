@@ -1,0 +1,138 @@
+//===- unittests/Measure/BenchmarkTest.cpp --------------------------------===//
+//
+// The protocol's bookkeeping. No test asserts a speed: the machine is
+// shared and noisy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Measure/Benchmark.h"
+#include "Measure/AlignedBuffer.h"
+#include "Measure/CacheFlush.h"
+#include "ttile/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ttile::measure {
+namespace {
+
+MeasureOptions quick() {
+  MeasureOptions options;
+  options.minSeconds = 0.005;
+  return options;
+}
+
+/// A small streaming sum, so that the measured function touches memory.
+struct SumWorkload {
+  AlignedBuffer data{4096};
+  volatile float sink = 0;
+
+  SumWorkload() { data.fillRandom(1); }
+  void operator()() {
+    float sum = 0;
+    for (float value : data.span())
+      sum += value;
+    sink = sum;
+  }
+};
+
+void expectConsistent(const Measurement &measurement,
+                      const MeasureOptions &options) {
+  EXPECT_GE(measurement.repetitions, options.repetitions);
+  EXPECT_GE(measurement.callsPerRepetition, 1);
+  EXPECT_GT(measurement.medianSeconds, 0);
+  EXPECT_LE(measurement.minSeconds, measurement.medianSeconds);
+  EXPECT_LE(measurement.medianSeconds, measurement.maxSeconds);
+  EXPECT_TRUE(std::isfinite(measurement.spread));
+  EXPECT_GE(measurement.spread, 0);
+  EXPECT_LE(measurement.remeasures, options.maxRemeasures);
+}
+
+TEST(Benchmark, HotCacheMeasurementIsConsistent) {
+  SumWorkload workload;
+  MeasureOptions options = quick();
+  Measurement measurement = measure([&] { workload(); }, options);
+  expectConsistent(measurement, options);
+}
+
+TEST(Benchmark, BatchesLastTheMinimumTime) {
+  SumWorkload workload;
+  MeasureOptions options = quick();
+  Measurement measurement = measure([&] { workload(); }, options);
+  // The calibration doubles the batch until it lasts minSeconds /
+  // repetitions; the fastest batch may have been luckier than the
+  // calibration, hence the slack.
+  double batchSeconds = measurement.maxSeconds *
+                        static_cast<double>(measurement.callsPerRepetition);
+  EXPECT_GE(batchSeconds, 0.5 * options.minSeconds / options.repetitions);
+}
+
+TEST(Benchmark, ColdCacheTimesSingleCalls) {
+  SumWorkload workload;
+  MeasureOptions options = quick();
+  options.coldCache = true;
+  options.repetitions = 3;
+  options.warmupRuns = 1;
+  Measurement measurement = measure([&] { workload(); }, options);
+  expectConsistent(measurement, options);
+  EXPECT_EQ(measurement.callsPerRepetition, 1);
+  EXPECT_GT(cacheFlushBytes(), 0);
+}
+
+TEST(Benchmark, RemeasuresAreBounded) {
+  SumWorkload workload;
+  MeasureOptions options = quick();
+  options.maxSpread = 0; // Any noise at all asks for another measurement.
+  options.maxRemeasures = 1;
+  Measurement measurement = measure([&] { workload(); }, options);
+  expectConsistent(measurement, options);
+}
+
+TEST(Benchmark, OneRepetitionHasNoSpread) {
+  SumWorkload workload;
+  MeasureOptions options = quick();
+  options.repetitions = 1;
+  Measurement measurement = measure([&] { workload(); }, options);
+  EXPECT_EQ(measurement.repetitions, 1);
+  EXPECT_EQ(measurement.spread, 0);
+  EXPECT_EQ(measurement.minSeconds, measurement.maxSeconds);
+}
+
+TEST(Benchmark, CallsTheFunction) {
+  int64_t calls = 0;
+  MeasureOptions options = quick();
+  Measurement measurement = measure([&] { ++calls; }, options);
+  EXPECT_GE(calls, options.warmupRuns + measurement.repetitions *
+                                            measurement.callsPerRepetition);
+}
+
+TEST(Benchmark, RejectsInvalidOptions) {
+  auto withOptions = [](auto change) {
+    MeasureOptions options = quick();
+    change(options);
+    return options;
+  };
+  auto noop = [] {};
+  EXPECT_THROW(
+      measure(noop, withOptions([](MeasureOptions &o) { o.minSeconds = 0; })),
+      Error);
+  EXPECT_THROW(
+      measure(noop, withOptions([](MeasureOptions &o) { o.repetitions = 0; })),
+      Error);
+  EXPECT_THROW(
+      measure(noop, withOptions([](MeasureOptions &o) { o.warmupRuns = -1; })),
+      Error);
+  EXPECT_THROW(measure(noop, withOptions([](MeasureOptions &o) {
+                         o.maxRemeasures = -1;
+                       })),
+               Error);
+}
+
+TEST(Benchmark, ExceptionsFromTheFunctionPropagate) {
+  EXPECT_THROW(measure([] { throw std::runtime_error("boom"); }, quick()),
+               std::runtime_error);
+}
+
+} // namespace
+} // namespace ttile::measure

@@ -105,6 +105,9 @@ Spec conv2d(const ConvShape &shape) {
               axis("w", std::move(inputColumn), inputWidth), plain("c")}),
       tensor("W", TensorRole::Input,
              {plain("r"), plain("s"), plain("c"), plain("k")})};
+  if (shape.bias)
+    spec.tensors.push_back(tensor("B", TensorRole::Bias, {plain("k")}));
+  spec.activation = shape.activation;
   spec.verify();
   return spec;
 }

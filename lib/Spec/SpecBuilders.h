@@ -13,10 +13,14 @@ namespace ttile::spec {
 /// the *output* sizes, and the input is (H-1)*strideH + (R-1)*dilationH + 1
 /// rows high. Dimensions n, k, c, h, w (parallel: n, k, h, w; reduction: c,
 /// r, s). Layouts: input I[n, h*sh + r*dh, w*sw + s*dw, c] (NHWC),
-/// weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK).
+/// weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK), and with
+/// `bias` a bias B[k] added to every output channel. The activation is
+/// applied to the sum.
 struct ConvShape {
   int64_t N = 1, K = 1, C = 1, H = 1, W = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  bool bias = false;
+  Activation activation = Activation::None;
 };
 Spec conv2d(const ConvShape &shape);
 

@@ -67,6 +67,35 @@ TEST(Lowering, LambdaOnReductionDimension) {
                                  "R(i) Lambda(k,[(2,3),(1,4)]) U(lambda,k) V(j)"));
 }
 
+TEST(Lowering, BiasAndReluOnHoistedAccumulators) {
+  // The bias initializes the accumulators on the first pass over c, which
+  // is split across two levels; ReLU applies on the last pass only.
+  ConvShape shape;
+  shape.K = 2 * lanes();
+  shape.C = 6;
+  shape.H = 5;
+  shape.W = 2;
+  shape.R = shape.S = 3;
+  shape.bias = true;
+  shape.activation = spec::Activation::ReLU;
+  EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
+                                 "T(2,c) T(2,w) T(3,r) T(3,s) T(3,c) U(5,h) U(2,k) V(k)"));
+}
+
+TEST(Lowering, BiasAndReluWithoutHoistOnPartialTiles) {
+  ConvShape shape;
+  shape.K = 13;
+  shape.C = 4;
+  shape.H = 7;
+  shape.W = 1;
+  shape.bias = true;
+  shape.activation = spec::Activation::ReLU;
+  jit::CompileOptions noHoist;
+  noHoist.inferHoist = false;
+  EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
+                                 "T(2,h) T(4,c) U(4,h) V(k)", 1, noHoist));
+}
+
 TEST(Lowering, VectorTailIsMasked) {
   ConvShape shape;
   shape.K = 13;

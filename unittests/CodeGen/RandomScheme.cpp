@@ -81,6 +81,9 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
     shape.S = uniform(random, 1, 3);
     shape.strideH = uniform(random, 1, 2);
     shape.dilationW = uniform(random, 1, 2);
+    shape.bias = chance(random, 0.5);
+    if (chance(random, 0.5))
+      shape.activation = spec::Activation::ReLU;
     return spec::conv2d(shape);
   }
   case 1:

@@ -1,0 +1,38 @@
+//===- Measure/TensorBuffers.h - Buffers for every tensor of a spec -*- C++ -*-===//
+//
+// What a kernel runs on in benchmarks, checks and tuning: one aligned
+// buffer per tensor of a spec, inputs random in [-1, 1) from a seed, and the
+// output filled with a value of the caller's choice (a huge one in tests,
+// so that a kernel that forgets to initialize its accumulators shows).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_MEASURE_TENSORBUFFERS_H
+#define TTILE_MEASURE_TENSORBUFFERS_H
+
+#include "Measure/AlignedBuffer.h"
+#include "Spec/Spec.h"
+
+#include <span>
+#include <vector>
+
+namespace ttile::measure {
+
+class TensorBuffers {
+public:
+  TensorBuffers(const spec::Spec &spec, uint64_t seed, float outputFill = 0);
+
+  /// In Spec::tensors order, output first: what Kernel::run takes.
+  std::span<float *const> pointers() const { return pointers_; }
+  /// The same, for spec::checkOutput.
+  std::vector<const float *> constPointers() const {
+    return {pointers_.begin(), pointers_.end()};
+  }
+
+private:
+  std::vector<AlignedBuffer> buffers_;
+  std::vector<float *> pointers_;
+};
+
+} // namespace ttile::measure
+
+#endif // TTILE_MEASURE_TENSORBUFFERS_H

@@ -1,14 +1,15 @@
 //===- ttile-gen.cpp - Show the code ttile generates for a scheme ---------===//
 //
 //   ttile-gen PROBLEM [--emit ir|opt|asm|none] [--check] [--measure]
-//             [--no-hoist] SCHEME
+//             [--repeat N] [--no-hoist] SCHEME
 //
 // Lowers a scheme for a problem to LLVM IR and JIT-compiles it in-process,
 // like llc: --emit ir prints the IR as lowered, --emit opt (the default)
 // after the O3 pipeline, --emit asm the host assembly. --check also runs the
 // kernel on random data and compares it with the reference executor;
 // --measure times it with the measurement protocol and reports GFLOP/s and
-// the percentage of the FP32 peak measured in the same process.
+// the percentage of the FP32 peak measured in the same process; with
+// --repeat N it compiles and measures N times and reports the medians.
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -27,6 +28,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -42,6 +44,7 @@ struct Options {
   std::string emit = "opt";
   bool check = false;
   bool measure = false;
+  int repeat = 1;
   bool noHoist = false;
   std::string scheme;
 };
@@ -56,19 +59,34 @@ bool checkKernel(const jit::Kernel &kernel) {
   return result.ok;
 }
 
-/// Times the kernel, hot cache, and reports it against the measured peak.
-void measureKernel(const jit::Kernel &kernel) {
-  measure::TensorBuffers buffers(kernel.spec(), 42);
-  measure::Measurement timing =
-      measure::measure([&] { kernel.run(buffers.pointers()); });
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle]
+                           : (values[middle - 1] + values[middle]) / 2;
+}
+
+/// Compiles `repeat` times and times each kernel, hot cache; reports the
+/// medians against the peak measured in this process.
+void measureKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
+                   const jit::CompileOptions &compile, int repeat) {
+  measure::TensorBuffers buffers(spec, 42);
+  std::vector<double> compileSeconds, runSeconds;
+  for (int i = 0; i < repeat; ++i) {
+    jit::Kernel kernel = jit::compileKernel(spec, scheme, compile);
+    measure::Measurement timing =
+        measure::measure([&] { kernel.run(buffers.pointers()); });
+    compileSeconds.push_back(kernel.compileSeconds());
+    runSeconds.push_back(timing.medianSeconds);
+  }
   double peak = measure::measuredPeakFlops();
-  double flops = static_cast<double>(kernel.spec().flops()) / timing.medianSeconds;
+  double flops = static_cast<double>(spec.flops()) / median(runSeconds);
   std::fprintf(stderr,
-               "measure: compile %.1f ms; median %.3f us (spread %.1f%%); "
+               "measure: %d run%s; median compile %.1f ms; median %.3f us; "
                "%.1f GFLOP/s = %.1f%% of the measured peak %.1f GFLOP/s "
                "(%s)\n",
-               kernel.compileSeconds() * 1e3, timing.medianSeconds * 1e6,
-               timing.spread * 100, flops * 1e-9, 100 * flops / peak,
+               repeat, repeat == 1 ? "" : "s", median(compileSeconds) * 1e3,
+               median(runSeconds) * 1e6, flops * 1e-9, 100 * flops / peak,
                peak * 1e-9, measure::clockDescription().c_str());
 }
 
@@ -96,7 +114,7 @@ int run(const Options &options) {
   if (options.check && !checkKernel(kernel))
     return ExitFailure;
   if (options.measure)
-    measureKernel(kernel);
+    measureKernel(*spec, kernel.scheme(), compile, options.repeat);
   return 0;
 }
 
@@ -120,6 +138,9 @@ int main(int argc, char **argv) {
                "run on random data and compare with the reference");
   app.add_flag("--measure", options.measure,
                "time the kernel and report GFLOP/s and % of measured peak");
+  app.add_option("--repeat", options.repeat,
+                 "with --measure: compile and measure this many times")
+      ->check(CLI::Range(1, 1000));
   app.add_flag("--no-hoist", options.noHoist,
                "do not insert the Hoist of the output accumulators");
   app.add_option("scheme", options.scheme, "the scheme")->required();

@@ -25,9 +25,6 @@
 namespace ttile::jit {
 namespace {
 
-/// Every kernel lives in a JIT library of its own, so they can share a name.
-constexpr const char *kEntryName = "ttile_kernel";
-
 std::string printModule(const llvm::Module &module) {
   std::string text;
   llvm::raw_string_ostream stream(text);
@@ -89,7 +86,7 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
       scheme::validateScheme(kernel.scheme_, spec, vectorWidth);
 
   codegen::KernelIR ir =
-      codegen::lowerToLLVM(spec, tree, *targetMachine, kEntryName);
+      codegen::lowerToLLVM(spec, tree, *targetMachine, kKernelEntryName);
   if (options.keepIR)
     kernel.ir_ = printModule(*ir.module);
   codegen::optimizeModule(*ir.module, *targetMachine);
@@ -100,12 +97,28 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
 
   kernel.objectCode_ = codegen::emitObject(*ir.module, *targetMachine);
   kernel.scratch_ = ir.scratch;
-  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kEntryName);
+  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
   kernel.compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   log().debug("compiled in {:.1f} ms: {}", kernel.compileSeconds_ * 1e3,
               scheme::printScheme(kernel.scheme_));
+  return kernel;
+}
+
+Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
+                  std::string objectCode) {
+  auto start = std::chrono::steady_clock::now();
+  Kernel kernel;
+  kernel.spec_ = spec;
+  kernel.scheme_ = scheme;
+  kernel.scratch_ = codegen::ScratchLayout::plan(
+      scheme::validateScheme(scheme, spec, host().vectorWidth), spec);
+  kernel.objectCode_ = std::move(objectCode);
+  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
+  kernel.compileSeconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return kernel;
 }
 

@@ -27,6 +27,10 @@
 
 namespace ttile::jit {
 
+/// The symbol of every kernel's entry point. Each kernel is linked into a
+/// JIT library of its own, so they can all share it.
+inline constexpr const char *kKernelEntryName = "ttile_kernel";
+
 struct CompileOptions {
   bool keepIR = false;          ///< The IR as lowered, before optimization.
   bool keepOptimizedIR = false; ///< The IR after the O3 pipeline.
@@ -57,6 +61,8 @@ public:
 private:
   friend Kernel compileKernel(const spec::Spec &, const scheme::Scheme &,
                               const CompileOptions &);
+  friend Kernel linkKernel(const spec::Spec &, const scheme::Scheme &,
+                           std::string);
   Kernel() = default;
 
   spec::Spec spec_;
@@ -72,6 +78,14 @@ private:
 /// when LLVM fails.
 Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
                      const CompileOptions &options = {});
+
+/// A kernel from object code that compileKernel produced earlier (a warm
+/// start from the cache): `scheme` is the Kernel's scheme() then, with its
+/// Hoist. Runs neither LLVM's optimizer nor its code generator; validates
+/// the scheme to know the kernel's scratch memory. Throws ttile::Error
+/// (CompileFailed) when the object code cannot be linked.
+Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
+                  std::string objectCode);
 
 } // namespace ttile::jit
 

@@ -1,0 +1,78 @@
+//===- Search/Microkernel.cpp - Register-level microkernels as data -------===//
+
+#include "Search/Microkernel.h"
+
+#include "Scheme/SchemeParser.h"
+#include "ttile/Error.h"
+
+#include <algorithm>
+
+namespace ttile::search {
+
+// The unroll order puts the reductions outermost (thesis 5.2: it follows
+// the layouts once that holds), the vectorized dimension innermost.
+const MicrokernelFamily &MicrokernelFamily::conv2d() {
+  static const MicrokernelFamily family{
+      "conv2d",  {"s", "r", "c", "w", "h", "k"}, "k", "h", "c", {"w", "h", "k"},
+      {"r", "s"}};
+  return family;
+}
+
+// The matmul as the convolution with w = r = s = 1 (thesis 2.2.2): i plays
+// h, j plays k and k plays c.
+const MicrokernelFamily &MicrokernelFamily::matmul() {
+  static const MicrokernelFamily family{"matmul", {"k", "i", "j"}, "j", "i",
+                                        "k",      {"i", "j"},      {}};
+  return family;
+}
+
+namespace {
+
+size_t positionOf(const MicrokernelFamily &family, const std::string &dim) {
+  auto found = std::find(family.unrolled.begin(), family.unrolled.end(), dim);
+  if (found == family.unrolled.end())
+    throw Error("dimension '" + dim + "' is not unrolled by " + family.name +
+                    " microkernels",
+                ErrorCode::InvalidArgument);
+  return static_cast<size_t>(found - family.unrolled.begin());
+}
+
+} // namespace
+
+int64_t Microkernel::factor(const MicrokernelFamily &family,
+                            const std::string &dim) const {
+  return factors.at(positionOf(family, dim));
+}
+
+Microkernel Microkernel::withFactor(const MicrokernelFamily &family,
+                                    const std::string &dim,
+                                    int64_t factor) const {
+  Microkernel result = *this;
+  result.factors.at(positionOf(family, dim)) = factor;
+  return result;
+}
+
+std::vector<scheme::Atom> Microkernel::atoms(const MicrokernelFamily &family,
+                                             bool parametric) const {
+  std::vector<scheme::Atom> result;
+  for (size_t i = 0; i < family.unrolled.size(); ++i) {
+    const std::string &dim = family.unrolled[i];
+    if (parametric && dim == family.combinationDim)
+      result.push_back(scheme::UAtom{0, dim, true});
+    else if (factors.at(i) != 1)
+      result.push_back(scheme::UAtom{factors[i], dim, false});
+  }
+  result.push_back(scheme::VAtom{family.vectorDim});
+  return result;
+}
+
+std::string Microkernel::str(const MicrokernelFamily &family) const {
+  return scheme::printScheme(scheme::Scheme{atoms(family)});
+}
+
+Microkernel MicrokernelClass::member(const MicrokernelFamily &family,
+                                     int64_t size) const {
+  return shape.withFactor(family, family.combinationDim, size);
+}
+
+} // namespace ttile::search

@@ -1,0 +1,85 @@
+//===- Search/Microkernel.h - Register-level microkernels as data -*- C++
+//-*-===//
+//
+// A microkernel (paper 4.1, thesis 5.2) is the register tile at the bottom
+// of a scheme: unroll factors along some dimensions and a vectorized one,
+//
+//   U(s_s,s) U(s_r,r) U(s_c,c) U(s_w,w) U(s_h,h) U(s_k,k) V(k)
+//
+// for a convolution, or U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
+// are data here, as in XNNPACK: one family description per operator says
+// which dimensions unroll, in which order, which one is vectorized, which
+// one two microkernels may be combined along (the Lambda dimension), and
+// which one the microkernel is repeated along for reuse. The variants are
+// enumerated from bounds (MicrokernelSpace.h), never written by hand.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SEARCH_MICROKERNEL_H
+#define TTILE_SEARCH_MICROKERNEL_H
+
+#include "Scheme/Scheme.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ttile::search {
+
+/// What a family of microkernels looks like for one operator.
+struct MicrokernelFamily {
+  std::string name;                  ///< "conv2d", "matmul".
+  std::vector<std::string> unrolled; ///< Outermost first, e.g. s r c w h k.
+  std::string vectorDim;             ///< "k": unrolled last, then V.
+  std::string combinationDim;        ///< "h": the Lambda dimension.
+  std::string reuseDim;              ///< "c": the loop right above.
+  /// The unrolled dimensions that index the output: its accumulators take
+  /// the product of their factors in vector registers ("w h k").
+  std::vector<std::string> outputDims;
+  /// Unrolled dimensions that take window sizes ("r s"), not any factor.
+  std::vector<std::string> windowDims;
+
+  static const MicrokernelFamily &conv2d();
+  static const MicrokernelFamily &matmul();
+};
+
+struct Microkernel {
+  /// Unroll factor per dimension of the family's `unrolled` list, in that
+  /// order. The factor of the vectorized dimension counts vectors.
+  std::vector<int64_t> factors;
+
+  int64_t factor(const MicrokernelFamily &family, const std::string &dim) const;
+  /// The same microkernel with `dim` unrolled `factor` times.
+  Microkernel withFactor(const MicrokernelFamily &family,
+                         const std::string &dim, int64_t factor) const;
+  /// The register tile as scheme atoms: U atoms (factor 1 omitted) then V.
+  /// With `parametric`, the combination dimension's U is U(lambda,d).
+  std::vector<scheme::Atom> atoms(const MicrokernelFamily &family,
+                                  bool parametric = false) const;
+  /// "U(12,h) U(2,k) V(k)".
+  std::string str(const MicrokernelFamily &family) const;
+
+  bool operator==(const Microkernel &) const = default;
+  auto operator<=>(const Microkernel &) const = default;
+};
+
+/// A microkernel and how fast it ran, repeated along the reuse dimension.
+struct MeasuredMicrokernel {
+  Microkernel kernel;
+  double percentOfPeak = 0;
+};
+
+/// Microkernels identical except along the combination dimension, all above
+/// the selection threshold (paper 4.1). Search draws Lambda pairs from one
+/// class.
+struct MicrokernelClass {
+  Microkernel shape; ///< Factor of the combination dimension unspecified (0).
+  std::vector<int64_t> combinationSizes; ///< Ascending.
+  double bestPercentOfPeak = 0;
+
+  /// The member whose combination dimension is unrolled `size` times.
+  Microkernel member(const MicrokernelFamily &family, int64_t size) const;
+};
+
+} // namespace ttile::search
+
+#endif // TTILE_SEARCH_MICROKERNEL_H

@@ -1,0 +1,227 @@
+//===- Search/SearchSpace.cpp - The structured space of a problem ---------===//
+
+#include "Search/SearchSpace.h"
+
+#include "Scheme/SchemeParser.h"
+#include "ttile/Error.h"
+
+#include <algorithm>
+
+namespace ttile::search {
+namespace {
+
+/// Repetitions of each size in a combination a*x1 + b*x2: small counts keep
+/// the Lambda's tile close to a microkernel, as in the paper's examples
+/// (2*11 + 1*12 = 34, 8 + 9 = 17).
+constexpr int64_t kMaxRepetitions = 4;
+
+/// The reuse loop above the microkernel covers all of c or at least this
+/// many iterations, to amortize the accumulators' loads and stores.
+constexpr int64_t kMinReuseIterations = 32;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<int64_t> divisorsOf(int64_t n) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      divisors.push_back(d);
+      if (d != n / d)
+        divisors.push_back(n / d);
+    }
+  std::sort(divisors.begin(), divisors.end());
+  return divisors;
+}
+
+template <typename T>
+const T &pickUniform(const std::vector<T> &items, std::mt19937_64 &random) {
+  std::uniform_int_distribution<size_t> index(0, items.size() - 1);
+  return items[index(random)];
+}
+
+} // namespace
+
+const MicrokernelFamily &familyOf(const spec::Spec &spec) {
+  if (spec.name == "conv2d")
+    return MicrokernelFamily::conv2d();
+  if (spec.name == "matmul")
+    return MicrokernelFamily::matmul();
+  throw Error("no microkernel family describes the " + spec.name +
+              " spec; tuning supports conv2d and matmul");
+}
+
+std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
+  scheme::Scheme atoms{kernel.atoms(family, combination.has_value())};
+  if (combination)
+    atoms.atoms.insert(atoms.atoms.begin(), *combination);
+  return scheme::printScheme(atoms) + (partial ? " (partial tiles)" : "");
+}
+
+SearchSpace::SearchSpace(const spec::Spec &spec,
+                         const MicrokernelFamily &family,
+                         std::vector<MicrokernelClass> classes,
+                         int vectorWidth)
+    : spec_(spec), family_(family), vectorWidth_(vectorWidth) {
+  for (const std::string &name : family.unrolled) {
+    std::optional<spec::DimId> dim = spec.findDim(name);
+    if (!dim)
+      throw Error("the " + family.name + " microkernels unroll '" + name +
+                  "', which the " + spec.name + " spec lacks");
+    familyDims_.push_back(*dim);
+  }
+  combinationIndex_ = static_cast<size_t>(
+      std::find(family.unrolled.begin(), family.unrolled.end(),
+                family.combinationDim) -
+      family.unrolled.begin());
+  for (const MicrokernelClass &microkernelClass : classes)
+    addDividingChoices(microkernelClass);
+  if (choices_.empty())
+    choices_.push_back(fallback(classes));
+}
+
+std::vector<int64_t> SearchSpace::tileOf(const MicrokernelChoice &choice) const {
+  std::vector<int64_t> tile(spec_.dims.size(), 1);
+  for (size_t i = 0; i < familyDims_.size(); ++i) {
+    int64_t factor = choice.kernel.factors[i];
+    if (family_.unrolled[i] == family_.vectorDim)
+      factor *= vectorWidth_;
+    tile[familyDims_[i]] = factor;
+  }
+  if (choice.combination) {
+    int64_t total = 0;
+    for (const auto &[repetitions, size] : choice.combination->parts)
+      total += repetitions * size;
+    tile[spec_.dimId(family_.combinationDim)] = total;
+  }
+  return tile;
+}
+
+void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
+  const spec::DimId combinationDim = spec_.dimId(family_.combinationDim);
+  auto divides = [&](const MicrokernelChoice &choice) {
+    std::vector<int64_t> tile = tileOf(choice);
+    for (size_t d = 0; d < tile.size(); ++d)
+      if (spec_.dims[d].size % tile[d] != 0)
+        return false;
+    return true;
+  };
+
+  const std::vector<int64_t> &sizes = microkernelClass.combinationSizes;
+  for (int64_t size : sizes) {
+    MicrokernelChoice single{microkernelClass.shape, std::nullopt, false};
+    single.kernel.factors[combinationIndex_] = size;
+    if (divides(single))
+      choices_.push_back(single);
+  }
+  const int64_t extent = spec_.dims[combinationDim].size;
+  for (size_t first = 0; first < sizes.size(); ++first)
+    for (size_t second = first + 1; second < sizes.size(); ++second)
+      for (int64_t a = 1; a <= kMaxRepetitions; ++a)
+        for (int64_t b = 1; b <= kMaxRepetitions; ++b) {
+          int64_t total = a * sizes[first] + b * sizes[second];
+          if (total > extent || extent % total != 0)
+            continue;
+          MicrokernelChoice combined{microkernelClass.shape, std::nullopt, false};
+          combined.kernel.factors[combinationIndex_] = sizes[first];
+          combined.combination = scheme::LambdaAtom{
+              family_.combinationDim,
+              {{a, sizes[first]}, {b, sizes[second]}}};
+          if (divides(combined))
+            choices_.push_back(combined);
+        }
+}
+
+MicrokernelChoice
+SearchSpace::fallback(const std::vector<MicrokernelClass> &classes) const {
+  // The best class's microkernel, shrunk to fit: parallel dimensions keep
+  // their factor and get a masked partial last tile; reductions, which
+  // cannot be partial, take the largest factor that divides them.
+  MicrokernelChoice choice;
+  choice.partial = true;
+  auto best = std::max_element(
+      classes.begin(), classes.end(), [](const auto &a, const auto &b) {
+        return a.bestPercentOfPeak < b.bestPercentOfPeak;
+      });
+  if (best == classes.end()) {
+    choice.kernel.factors.assign(family_.unrolled.size(), 1);
+  } else {
+    choice.kernel = best->shape;
+    const std::vector<int64_t> &sizes = best->combinationSizes;
+    const int64_t extent = spec_.dims[spec_.dimId(family_.combinationDim)].size;
+    auto fitting = std::find_if(sizes.rbegin(), sizes.rend(),
+                                [&](int64_t size) { return size <= extent; });
+    // The class's largest size that fits, else its smallest (cut to the
+    // extent below); a class without sizes, malformed, gets 1.
+    choice.kernel.factors[combinationIndex_] =
+        fitting != sizes.rend() ? *fitting
+                                : (sizes.empty() ? 1 : sizes.front());
+  }
+  for (size_t i = 0; i < familyDims_.size(); ++i) {
+    int64_t &factor = choice.kernel.factors[i];
+    const int64_t extent = spec_.dims[familyDims_[i]].size;
+    if (spec_.isReduction(familyDims_[i])) {
+      std::vector<int64_t> divisors = divisorsOf(extent);
+      factor = *std::prev(std::upper_bound(divisors.begin(), divisors.end(), factor));
+    } else if (family_.unrolled[i] == family_.vectorDim) {
+      factor = std::min(factor, ceilDiv(extent, vectorWidth_));
+    } else {
+      factor = std::min(factor, extent);
+    }
+  }
+  return choice;
+}
+
+scheme::Scheme SearchSpace::sample(std::mt19937_64 &random) const {
+  return complete(pickUniform(choices_, random), random);
+}
+
+scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
+                                     std::mt19937_64 &random) const {
+  std::vector<int64_t> tile = tileOf(choice);
+  std::vector<int64_t> remaining(spec_.dims.size());
+  for (size_t d = 0; d < remaining.size(); ++d)
+    remaining[d] = ceilDiv(spec_.dims[d].size, tile[d]);
+
+  // The reuse loop, directly above the microkernel.
+  std::vector<scheme::Atom> inner;
+  const spec::DimId reuse = spec_.dimId(family_.reuseDim);
+  std::vector<int64_t> reuseCounts;
+  for (int64_t count : divisorsOf(remaining[reuse]))
+    if (count == remaining[reuse] || count >= kMinReuseIterations)
+      reuseCounts.push_back(count);
+  int64_t reuseCount = pickUniform(reuseCounts, random);
+  if (reuseCount > 1)
+    inner.push_back(scheme::TAtom{reuseCount, family_.reuseDim});
+  remaining[reuse] /= reuseCount;
+
+  // Levels above, innermost first: a (dimension, factor) pair at a time.
+  std::vector<scheme::Atom> levels;
+  while (true) {
+    std::vector<std::pair<spec::DimId, int64_t>> pairs;
+    for (size_t d = 0; d < remaining.size(); ++d)
+      for (int64_t factor : divisorsOf(remaining[d]))
+        if (factor > 1)
+          pairs.emplace_back(static_cast<spec::DimId>(d), factor);
+    if (pairs.empty())
+      break;
+    auto [dim, factor] = pickUniform(pairs, random);
+    levels.push_back(scheme::TAtom{factor, spec_.dims[dim].name});
+    remaining[dim] /= factor;
+  }
+  std::reverse(levels.begin(), levels.end());
+  if (choice.combination) {
+    std::uniform_int_distribution<size_t> position(0, levels.size());
+    levels.insert(levels.begin() + static_cast<std::ptrdiff_t>(position(random)),
+                  *choice.combination);
+  }
+
+  scheme::Scheme scheme;
+  scheme.atoms = std::move(levels);
+  scheme.atoms.insert(scheme.atoms.end(), inner.begin(), inner.end());
+  for (scheme::Atom &atom :
+       choice.kernel.atoms(family_, choice.combination.has_value()))
+    scheme.atoms.push_back(std::move(atom));
+  return scheme;
+}
+
+} // namespace ttile::search

@@ -1,0 +1,85 @@
+//===- Search/SearchSpace.h - The structured space of a problem -*- C++ -*-===//
+//
+// The online stage's space (paper Fig. 7), for one problem:
+//
+//  1. the microkernels of the offline classes whose sizes divide the
+//     problem, and the combinations a*x1 + b*x2 of two microkernels of one
+//     class along the combination dimension (h) that divide its size;
+//  2. above a microkernel, the reuse loop (c) first, over all of c or at
+//     least 32 iterations of it;
+//  3. then, level by level, a (dimension, factor) pair drawn uniformly among
+//     the divisors of what is left to cover, until everything is covered;
+//  4. a combination's Lambda placed at any level above the reuse loop.
+//
+// Sampling follows paper 6.1: draw a microkernel or combination uniformly,
+// then complete it at random. When nothing divides (a prime size below the
+// class range, a vector dimension that is no multiple of the width), the
+// fallback uses the best microkernel that fits, with masked partial tiles
+// (thesis 5.3.1): there is always a candidate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SEARCH_SEARCHSPACE_H
+#define TTILE_SEARCH_SEARCHSPACE_H
+
+#include "Scheme/Scheme.h"
+#include "Search/Microkernel.h"
+#include "Spec/Spec.h"
+
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace ttile::search {
+
+/// A microkernel, or two of one class combined along the combination
+/// dimension: `repetitions[i]` copies of size `sizes[i]`.
+struct MicrokernelChoice {
+  Microkernel kernel; ///< With the first size along the combination dim.
+  std::optional<scheme::LambdaAtom> combination;
+  bool partial = false; ///< The fallback: covers some dimensions in excess.
+
+  std::string str(const MicrokernelFamily &family) const;
+};
+
+class SearchSpace {
+public:
+  /// The space of `spec` built from `classes` of `family`. Throws
+  /// ttile::Error when the spec is not of the family's shape (a dimension of
+  /// the family is missing).
+  SearchSpace(const spec::Spec &spec, const MicrokernelFamily &family,
+              std::vector<MicrokernelClass> classes, int vectorWidth);
+
+  const spec::Spec &spec() const { return spec_; }
+  /// Every microkernel and combination that divides the problem; the
+  /// fallback alone when none does.
+  const std::vector<MicrokernelChoice> &choices() const { return choices_; }
+  bool usesFallback() const { return choices_.front().partial; }
+
+  /// One random candidate: a choice drawn uniformly, completed at random.
+  scheme::Scheme sample(std::mt19937_64 &random) const;
+  /// A random completion of a given choice.
+  scheme::Scheme complete(const MicrokernelChoice &choice,
+                          std::mt19937_64 &random) const;
+
+private:
+  /// Tile of the choice along each dimension of the spec (the combination's
+  /// total along the combination dimension).
+  std::vector<int64_t> tileOf(const MicrokernelChoice &choice) const;
+  void addDividingChoices(const MicrokernelClass &microkernelClass);
+  MicrokernelChoice fallback(const std::vector<MicrokernelClass> &classes) const;
+
+  const spec::Spec &spec_;
+  const MicrokernelFamily &family_;
+  int vectorWidth_;
+  std::vector<spec::DimId> familyDims_; ///< Spec dim of each family dim.
+  size_t combinationIndex_ = 0; ///< Of the combination dim in the family.
+  std::vector<MicrokernelChoice> choices_;
+};
+
+/// The family whose microkernels fit `spec`: conv2d or matmul. Throws
+/// ttile::Error for a spec no family describes.
+const MicrokernelFamily &familyOf(const spec::Spec &spec);
+
+} // namespace ttile::search
+
+#endif // TTILE_SEARCH_SEARCHSPACE_H

@@ -1,0 +1,197 @@
+//===- Search/Tuner.cpp - Find the fastest scheme for a problem -----------===//
+
+#include "Search/Tuner.h"
+
+#include "Measure/PeakProbe.h"
+#include "Measure/TensorBuffers.h"
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Tiling.h"
+#include "Search/DataMovementModel.h"
+#include "Search/MicrokernelClasses.h"
+#include "Search/SearchSpace.h"
+#include "Spec/Check.h"
+#include "Support/Host.h"
+#include "Support/Logging.h"
+#include "ttile/Error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace ttile::search {
+namespace {
+
+/// Draws per measured candidate when ranking by the model: enough for the
+/// ranking to matter, few enough to rank in milliseconds.
+constexpr int kModelDrawsPerTrial = 10;
+/// Attempts to find distinct candidates before accepting fewer: a small
+/// space can hold fewer candidates than trials asked for.
+constexpr int kDrawAttemptsPerTrial = 20;
+/// Points checked against the reference per candidate: a wrong kernel is
+/// wrong almost everywhere, and large layers must check quickly. Outputs up
+/// to kFullCheckElements are checked in full.
+constexpr int64_t kCheckedPoints = 96;
+constexpr int64_t kFullCheckElements = 4096;
+/// Candidates the model ranks to choose a scheme without measuring.
+constexpr int kUntunedDraws = 200;
+/// A candidate whose first run (cold, the one checked against the
+/// reference) is this many times slower than the best median so far cannot
+/// win; it skips the full measurement, which for a slow candidate of a large
+/// layer costs seconds.
+constexpr double kHopelessSlowdown = 4.0;
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+SearchSpace spaceFor(const spec::Spec &spec) {
+  const MicrokernelFamily &family = familyOf(spec);
+  return SearchSpace(spec, family, microkernelClasses(family),
+                     host().vectorWidth);
+}
+
+/// `trials` distinct candidates in the order they will be measured, from
+/// `draws` random ones (ranked by the model when there are more).
+std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
+                                           uint64_t seed, int trials,
+                                           int draws) {
+  std::mt19937_64 random(seed);
+  std::vector<scheme::Scheme> candidates;
+  std::set<std::string> seen;
+  for (int attempt = 0; attempt < draws * kDrawAttemptsPerTrial &&
+                        static_cast<int>(candidates.size()) < draws;
+       ++attempt) {
+    scheme::Scheme candidate = space.sample(random);
+    if (seen.insert(scheme::printScheme(candidate)).second)
+      candidates.push_back(std::move(candidate));
+  }
+  if (draws > trials) {
+    DataMovementModel model = DataMovementModel::forHost(host());
+    std::vector<std::pair<double, size_t>> ranked;
+    for (size_t i = 0; i < candidates.size(); ++i)
+      ranked.emplace_back(
+          model.cost(scheme::buildTileTree(candidates[i], space.spec(),
+                                           host().vectorWidth),
+                     space.spec()),
+          i);
+    std::sort(ranked.begin(), ranked.end()); // Ties keep the draw order.
+    std::vector<scheme::Scheme> best;
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(best.size()) < trials;
+         ++i)
+      best.push_back(candidates[ranked[i].second]);
+    candidates = std::move(best);
+  }
+  return candidates;
+}
+
+struct CheckedKernel {
+  jit::Kernel kernel;
+  double firstRunSeconds; ///< The checked run: cold, an upper bound.
+};
+
+/// A compiled candidate that computes the right thing, or none (logged).
+std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
+                                             const scheme::Scheme &scheme,
+                                             const measure::TensorBuffers &buffers) {
+  std::string text = scheme::printScheme(scheme);
+  try {
+    jit::Kernel kernel = jit::compileKernel(spec, scheme);
+    Clock::time_point start = Clock::now();
+    kernel.run(buffers.pointers());
+    double firstRunSeconds = secondsSince(start);
+    spec::CheckOptions check;
+    check.samples = kCheckedPoints;
+    check.fullCheckLimit = kFullCheckElements;
+    spec::CheckResult result =
+        spec::checkOutput(spec, buffers.constPointers(), check);
+    if (!result.ok) {
+      log().error("candidate {} computes a wrong result for {}: {}", text,
+                  spec.str(), result.report(spec));
+      return std::nullopt;
+    }
+    return CheckedKernel{std::move(kernel), firstRunSeconds};
+  } catch (const Error &error) {
+    log().error("candidate {} for {} failed to compile: {}", text, spec.str(),
+                error.what());
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
+  if (options.trials < 1)
+    throw Error("trials must be at least 1, got " +
+                std::to_string(options.trials));
+  Clock::time_point start = Clock::now();
+  SearchSpace space = spaceFor(spec);
+  int draws = options.strategy == Strategy::ModelRanked
+                  ? options.trials * kModelDrawsPerTrial
+                  : options.trials;
+  std::vector<scheme::Scheme> candidates =
+      drawCandidates(space, options.seed, options.trials, draws);
+  measure::TensorBuffers buffers(spec, options.seed);
+  const double peak = measure::measuredPeakFlops();
+  const double flops = static_cast<double>(spec.flops());
+
+  std::optional<TuneResult> best;
+  int measured = 0, rejected = 0;
+  for (const scheme::Scheme &candidate : candidates) {
+    if (best && options.maxSeconds > 0 && secondsSince(start) > options.maxSeconds)
+      break;
+    std::optional<CheckedKernel> checked =
+        compileAndCheck(spec, candidate, buffers);
+    if (!checked) {
+      ++rejected;
+      continue;
+    }
+    ++measured;
+    const jit::Kernel &kernel = checked->kernel;
+    if (best && checked->firstRunSeconds >
+                    kHopelessSlowdown * best->timing.medianSeconds) {
+      log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
+                  checked->firstRunSeconds * 1e3,
+                  scheme::printScheme(kernel.scheme()));
+    } else {
+      measure::Measurement timing = measure::measure(
+          [&] { kernel.run(buffers.pointers()); }, options.measure);
+      double gflops = flops / timing.medianSeconds * 1e-9;
+      log().debug("trial {}: {:.1f} GFLOP/s {}", measured, gflops,
+                  scheme::printScheme(kernel.scheme()));
+      if (!best || gflops > best->gflops)
+        best = TuneResult{std::move(checked->kernel), timing, gflops,
+                          100 * gflops * 1e9 / peak, 0, 0, 0};
+    }
+    if (options.progress)
+      options.progress({measured, static_cast<int>(candidates.size()),
+                        secondsSince(start), best->gflops,
+                        best->percentOfPeak,
+                        scheme::printScheme(best->kernel.scheme())});
+  }
+  if (!best)
+    throw Error("no candidate for " + spec.str() +
+                    " compiled and computed the right result (" +
+                    std::to_string(rejected) + " rejected)",
+                ErrorCode::Internal);
+  best->trials = measured;
+  best->rejected = rejected;
+  best->seconds = secondsSince(start);
+  log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "
+             "peak) with {}",
+             spec.str(), best->seconds, measured, best->gflops,
+             best->percentOfPeak, scheme::printScheme(best->kernel.scheme()));
+  return std::move(*best);
+}
+
+scheme::Scheme untunedScheme(const spec::Spec &spec) {
+  std::vector<scheme::Scheme> ranked =
+      drawCandidates(spaceFor(spec), /*seed=*/1, /*trials=*/1, kUntunedDraws);
+  if (ranked.empty())
+    throw Error("the search space of " + spec.str() + " is empty",
+                ErrorCode::Internal);
+  return ranked.front();
+}
+
+} // namespace ttile::search

@@ -1,0 +1,76 @@
+//===- Search/Tuner.h - Find the fastest scheme for a problem ---*- C++ -*-===//
+//
+// The online stage (paper 4.2, 6.1): draw candidates from the structured
+// space of a problem (SearchSpace.h), compile each in this process, check it
+// against the reference executor on sampled points, time it with the
+// measurement protocol, and keep the fastest. A candidate that computes a
+// wrong result is logged as an error and discarded: it can never win. One
+// whose checked (cold) run is already several times slower than the best
+// median cannot win either, and is not timed further: on large layers a
+// slow candidate's full measurement would cost seconds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SEARCH_TUNER_H
+#define TTILE_SEARCH_TUNER_H
+
+#include "JIT/Kernel.h"
+#include "Measure/Benchmark.h"
+#include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ttile::search {
+
+/// How candidates are chosen for measurement.
+enum class Strategy {
+  Random, ///< Uniform draws from the structured space (paper 6.1).
+  /// Draw many, rank them by the data-movement model (thesis 5.4.3), and
+  /// measure the best-ranked ones.
+  ModelRanked,
+};
+
+struct TuneProgress {
+  int trial = 0;  ///< Candidates measured so far.
+  int trials = 0; ///< Candidates the tuner will measure at most.
+  double elapsedSeconds = 0;
+  double bestGflops = 0;
+  double bestPercentOfPeak = 0;
+  std::string bestScheme;
+};
+
+struct TuneOptions {
+  int trials = 20;
+  double maxSeconds = 0; ///< Stop early after this long; 0 for no limit.
+  uint64_t seed = 1;
+  Strategy strategy = Strategy::Random;
+  measure::MeasureOptions measure;
+  std::function<void(const TuneProgress &)> progress;
+};
+
+struct TuneResult {
+  jit::Kernel kernel;
+  measure::Measurement timing;
+  double gflops = 0;
+  double percentOfPeak = 0; ///< Of measuredPeakFlops(), one thread.
+  int trials = 0;           ///< Candidates measured.
+  int rejected = 0;         ///< Candidates that failed to compile or check.
+  double seconds = 0;       ///< Wall time of tune().
+};
+
+/// Tunes `spec`. Throws ttile::Error only when not a single candidate could
+/// be compiled and checked, which the fallback of the search space makes a
+/// bug rather than a property of the problem.
+TuneResult tune(const spec::Spec &spec, const TuneOptions &options = {});
+
+/// A scheme chosen without measuring anything: the candidate the
+/// data-movement model ranks first among a seeded sample. For running a
+/// problem that was never tuned.
+scheme::Scheme untunedScheme(const spec::Spec &spec);
+
+} // namespace ttile::search
+
+#endif // TTILE_SEARCH_TUNER_H

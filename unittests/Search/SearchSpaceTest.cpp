@@ -1,0 +1,121 @@
+//===- unittests/Search/SearchSpaceTest.cpp - The structured space --------===//
+
+#include "PaperLayers.h"
+
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Validate.h"
+#include "Search/SearchSpace.h"
+#include "Spec/SpecBuilders.h"
+
+#include "ttile/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ttile::search {
+namespace {
+
+constexpr int kWidth = 16;
+
+/// Conv classes in the family's order s, r, c, w, h, k (k in vectors), h
+/// left 0: the paper's {U(beta,h) U(2,k) V(k), 8 <= beta <= 15} and two
+/// more, like an AVX-512 table.
+std::vector<MicrokernelClass> convClasses() {
+  return {{{{1, 1, 1, 1, 0, 2}}, {8, 9, 10, 11, 12, 13, 14, 15}, 92},
+          {{{1, 1, 1, 1, 0, 4}}, {4, 5, 6}, 90},
+          {{{1, 1, 1, 2, 0, 1}}, {7, 8, 9, 10, 11, 12, 13, 14}, 88}};
+}
+
+SearchSpace convSpace(const spec::Spec &spec) {
+  return SearchSpace(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth);
+}
+
+TEST(SearchSpace, EverySampleOfEveryPaperLayerValidates) {
+  for (const testing::PaperLayer &layer : testing::paperLayers()) {
+    spec::Spec spec = layer.spec();
+    SearchSpace space = convSpace(spec);
+    std::mt19937_64 random(7);
+    for (int i = 0; i < 50; ++i) {
+      scheme::Scheme scheme = space.sample(random);
+      EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth))
+          << layer.name << ": " << scheme::printScheme(scheme);
+    }
+  }
+}
+
+TEST(SearchSpace, Yolo13NeedsAndFindsTheCombination2x11Plus12) {
+  // H = 34 = 2 * 17: no size in [8, 15] divides it (paper 4.2).
+  spec::Spec spec = testing::paperLayers()[7].spec();
+  ASSERT_EQ(testing::paperLayers()[7].name, "Yolo9000-13");
+  SearchSpace space = convSpace(spec);
+  bool found = false;
+  for (const MicrokernelChoice &choice : space.choices()) {
+    const std::string text = choice.str(MicrokernelFamily::conv2d());
+    EXPECT_TRUE(choice.combination || choice.kernel.factors[4] < 8 ||
+                34 % choice.kernel.factors[4] == 0)
+        << text;
+    found |= text == "Lambda(h,[(2,11),(1,12)]) U(lambda,h) U(2,k) V(k)";
+  }
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(space.usesFallback());
+}
+
+TEST(SearchSpace, ReuseLoopSitsRightAboveTheMicrokernel) {
+  spec::Spec spec = testing::paperLayers()[12].spec(); // ResNet18-2, C = 64
+  SearchSpace space = convSpace(spec);
+  std::mt19937_64 random(3);
+  for (int i = 0; i < 100; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    auto firstUnroll = std::find_if(
+        scheme.atoms.begin(), scheme.atoms.end(), [](const scheme::Atom &atom) {
+          return std::holds_alternative<scheme::UAtom>(atom) ||
+                 std::holds_alternative<scheme::VAtom>(atom);
+        });
+    ASSERT_NE(firstUnroll, scheme.atoms.begin());
+    const auto *reuse = std::get_if<scheme::TAtom>(&*(firstUnroll - 1));
+    ASSERT_TRUE(reuse) << scheme::printScheme(scheme);
+    EXPECT_EQ(reuse->dim, "c");
+    EXPECT_TRUE(reuse->count == 64 || reuse->count >= 32);
+  }
+}
+
+TEST(SearchSpace, SamplingIsReproducible) {
+  spec::Spec spec = testing::paperLayers()[6].spec();
+  SearchSpace space = convSpace(spec);
+  std::mt19937_64 first(11), second(11);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(scheme::printScheme(space.sample(first)),
+              scheme::printScheme(space.sample(second)));
+}
+
+TEST(SearchSpace, PrimeAndTailSizesFallBackToPartialTiles) {
+  // K = 28269 is no multiple of 16, and H = W = 5 is below every class.
+  spec::ConvShape shape;
+  shape.K = 28269;
+  shape.C = 8;
+  shape.H = shape.W = 5;
+  spec::Spec spec = spec::conv2d(shape);
+  SearchSpace space = convSpace(spec);
+  ASSERT_TRUE(space.usesFallback());
+  std::mt19937_64 random(5);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
+TEST(SearchSpace, FallbackWithoutAnyClass) {
+  spec::Spec spec = spec::matmul(7, 13, 5);
+  SearchSpace space(spec, MicrokernelFamily::matmul(), {}, kWidth);
+  std::mt19937_64 random(1);
+  EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
+TEST(SearchSpace, FamilyOfSpecs) {
+  EXPECT_EQ(familyOf(spec::matmul(4, 4, 4)).name, "matmul");
+  EXPECT_EQ(familyOf(testing::paperLayers()[0].spec()).name, "conv2d");
+  EXPECT_THROW(familyOf(spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}})),
+               Error);
+}
+
+} // namespace
+} // namespace ttile::search

@@ -16,7 +16,7 @@ include(CMakePackageConfigHelpers)
 # The components that exist so far, in dependency order. Later components
 # join the library by existing; nothing here needs editing when they land.
 set(TTILE_COMPONENT_TARGETS)
-foreach(c IN ITEMS Support Spec Scheme CodeGen JIT Measure Search Cache Runtime)
+foreach(c IN ITEMS Support Spec Scheme CodeGen JIT Measure Cache Search Runtime)
   if(TARGET ttile${c})
     list(APPEND TTILE_COMPONENT_TARGETS ttile${c})
   endif()

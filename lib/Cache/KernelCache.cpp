@@ -2,6 +2,8 @@
 
 #include "Cache/KernelCache.h"
 
+#include "Scheme/SchemeParser.h"
+
 #include "Cache/ReportOnce.h"
 #include "JIT/KernelJIT.h"
 #include "Support/Host.h"
@@ -160,13 +162,19 @@ KeyLock KernelCache::lockForTuning(const CacheKey &key) const {
   return KeyLock(*store_, kKind, key.str());
 }
 
-std::shared_ptr<jit::JITKernel> linkEntry(const KernelEntry &entry) {
+std::optional<jit::Kernel> linkEntry(const spec::Spec &spec,
+                                     const KernelEntry &entry) {
   try {
-    return jit::KernelJIT::instance().link(entry.objectCode, entry.entryName);
+    if (entry.entryName != jit::kKernelEntryName)
+      throw Error("its entry point is '" + entry.entryName + "', not '" +
+                      jit::kKernelEntryName + "'",
+                  ErrorCode::CacheError);
+    return jit::linkKernel(spec, scheme::parseScheme(entry.scheme),
+                           entry.objectCode);
   } catch (const Error &error) {
-    log().warn("cannot link the cached kernel {}: {}; it will be rebuilt",
+    log().warn("cannot use the cached kernel {}: {}; it will be rebuilt",
                entry.scheme, error.what());
-    return nullptr;
+    return std::nullopt;
   }
 }
 

@@ -36,6 +36,8 @@
 #define TTILE_CACHE_KERNELCACHE_H
 
 #include "Cache/RecordStore.h"
+#include "JIT/Kernel.h"
+#include "Spec/Spec.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -45,10 +47,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-namespace ttile::jit {
-class JITKernel;
-} // namespace ttile::jit
 
 namespace ttile::cache {
 
@@ -119,11 +117,13 @@ private:
   std::optional<RecordStore> store_;
 };
 
-/// Links an entry's object code into this process. None (logged) when the
-/// JIT rejects it: an object that passed the checksum but is not loadable
-/// here, which only a foreign or hand-made record can give. The caller then
-/// tunes again and stores the result over the entry.
-std::shared_ptr<jit::JITKernel> linkEntry(const KernelEntry &entry);
+/// The entry's kernel for `spec`, linked into this process (jit::linkKernel:
+/// no LLVM optimizer or code generator). None (logged) when the entry's
+/// scheme does not validate for the spec or the JIT rejects its object code:
+/// only a foreign or hand-made record that passed the checksum can do that.
+/// The caller then tunes again and stores the result over the entry.
+std::optional<jit::Kernel> linkEntry(const spec::Spec &spec,
+                                     const KernelEntry &entry);
 
 } // namespace ttile::cache
 

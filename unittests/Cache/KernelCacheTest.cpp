@@ -4,18 +4,17 @@
 
 #include "CacheTestUtil.h"
 #include "JIT/Kernel.h"
+#include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Spec/Check.h"
 #include "Spec/SpecBuilders.h"
 #include "Support/Host.h"
-#include "Support/ThreadPool.h"
 #include "ttile/Version.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <future>
-#include <random>
 
 namespace ttile::cache {
 namespace {
@@ -139,29 +138,13 @@ TEST(KernelCacheTest, WarmStartRunsTheCachedCode) {
   std::optional<KernelEntry> loaded =
       KernelCache(directory.path()).load(matmulKey(4, 16, 8));
   ASSERT_TRUE(loaded);
-  std::shared_ptr<jit::JITKernel> code = linkEntry(*loaded);
-  ASSERT_TRUE(code);
+  std::optional<jit::Kernel> linked = linkEntry(spec, *loaded);
+  ASSERT_TRUE(linked);
+  EXPECT_EQ(scheme::printScheme(linked->scheme()), stored.scheme);
 
-  std::mt19937_64 random(7);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<std::vector<float>> tensors;
-  for (const spec::Tensor &tensor : spec.tensors) {
-    tensors.emplace_back(static_cast<size_t>(tensor.numElements()));
-    for (float &element : tensors.back())
-      element = tensor.role == spec::TensorRole::Output ? 1e30f : value(random);
-  }
-  std::vector<char> scratch(
-      static_cast<size_t>(compiled.scratch().bytesFor(workerCount())));
-  std::vector<void *> arguments;
-  std::vector<const float *> buffers;
-  for (std::vector<float> &tensor : tensors) {
-    arguments.push_back(tensor.data());
-    buffers.push_back(tensor.data());
-  }
-  arguments.push_back(scratch.data());
-  code->entry()(arguments.data());
-
-  spec::CheckResult result = spec::checkOutput(spec, buffers);
+  measure::TensorBuffers buffers(spec, 7, 1e30f);
+  linked->run(buffers.pointers());
+  spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
   EXPECT_TRUE(result.ok) << result.report(spec);
 }
 
@@ -174,18 +157,22 @@ TEST(KernelCacheTest, DoesNotLinkGarbageObjectCode) {
   ASSERT_TRUE(cache.store(matmulKey(4, 16, 8), garbage));
   std::optional<KernelEntry> loaded = cache.load(matmulKey(4, 16, 8));
   ASSERT_TRUE(loaded);
-  EXPECT_FALSE(linkEntry(*loaded));
+  spec::Spec spec = spec::matmul(4, 16, 8);
+  EXPECT_FALSE(linkEntry(spec, *loaded));
 
-  jit::Kernel compiled = jit::compileKernel(spec::matmul(4, 16, 8),
-                                            scheme::parseScheme(kScheme));
+  jit::Kernel compiled = jit::compileKernel(spec, scheme::parseScheme(kScheme));
   KernelEntry truncated = garbage;
   truncated.objectCode = compiled.objectCode().substr(
       0, compiled.objectCode().size() / 2);
-  EXPECT_FALSE(linkEntry(truncated));
+  EXPECT_FALSE(linkEntry(spec, truncated));
   KernelEntry misnamed = garbage;
   misnamed.objectCode = compiled.objectCode();
   misnamed.entryName = "no_such_symbol";
-  EXPECT_FALSE(linkEntry(misnamed));
+  EXPECT_FALSE(linkEntry(spec, misnamed));
+  KernelEntry foreignScheme = misnamed;
+  foreignScheme.entryName = jit::kKernelEntryName;
+  foreignScheme.scheme = "R(i) T(4,k) V(j)"; // k is 8 here.
+  EXPECT_FALSE(linkEntry(spec, foreignScheme));
 }
 
 TEST(KernelCacheTest, RemovesAnEntryThatDoesNotDecode) {

@@ -1,0 +1,232 @@
+/*===- ttile/ttile.h - The ttile API: tuned 2D convolutions -------*- C -*-===*\
+|*                                                                            *|
+|* ttile generates a 2D-convolution kernel for one problem shape at run time, *|
+|* tunes it in seconds, and keeps the winner in a cache on disk so that the   *|
+|* next run of the application links it at once.                              *|
+|*                                                                            *|
+|* This header has two faces: a C API, usable from C99 and from any language  *|
+|* with a C foreign-function interface, and, when compiled as C++, the C++    *|
+|* API in namespace ttile that the C API wraps. docs/API.md describes both:   *|
+|* buffers, threading, padding, caching and the environment variables.        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef TTILE_TTILE_H
+#define TTILE_TTILE_H
+
+#include <stdint.h>
+
+/*===--- The C API --------------------------------------------------------===*/
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What every C function returns; one code per ttile::ErrorCode. */
+typedef enum ttile_status {
+  TTILE_OK = 0,
+  TTILE_INVALID_ARGUMENT = 1, /* Bad parameters, shapes, buffers or pointers. */
+  TTILE_INVALID_SCHEME = 2,   /* A scheme that does not parse or validate. */
+  TTILE_COMPILE_FAILED = 3,   /* LLVM could not compile a kernel. */
+  TTILE_CACHE_ERROR = 4,      /* A cache entry that cannot be used. */
+  TTILE_INTERNAL = 5          /* A bug in ttile, or memory exhausted. */
+} ttile_status;
+
+/* Values of ttile_conv2d_params.layout. */
+enum {
+  TTILE_LAYOUT_NHWC = 0, /* input NHWC, weights RSCK (HWIO), output NHWK */
+  TTILE_LAYOUT_NCHW = 1  /* input NCHW, weights KCRS (OIHW), output NKHW */
+};
+
+/* Values of ttile_conv2d_params.activation, applied to the sum + bias. */
+enum { TTILE_ACTIVATION_NONE = 0, TTILE_ACTIVATION_RELU = 1 };
+
+/* The fields of ttile::Conv2DParams, with the same names and meaning. Start
+ * from ttile_conv2d_params_init(), which sets the defaults. */
+typedef struct ttile_conv2d_params {
+  int64_t N, C, H, W; /* input batch, channels, height, width */
+  int64_t K, R, S;    /* output channels, kernel height, kernel width */
+  int64_t strideH, strideW;
+  int64_t padTop, padLeft, padBottom, padRight;
+  int64_t dilationH, dilationW;
+  int64_t groups;
+  int32_t layout;     /* TTILE_LAYOUT_* */
+  int32_t activation; /* TTILE_ACTIVATION_* */
+} ttile_conv2d_params;
+
+/* A convolution of one shape: an opaque handle to a ttile::Conv2D. */
+typedef struct ttile_conv2d ttile_conv2d;
+
+/* Every function below catches every failure: none ever unwinds into the
+ * caller. A failure returns its status (or the documented value) and keeps
+ * its message for ttile_last_error(). A null pointer where an object is
+ * required gives TTILE_INVALID_ARGUMENT. */
+
+/* Sets the defaults of ttile::Conv2DParams: N = 1, strides, dilations and
+ * groups 1, no padding, NHWC, no activation, and the sizes C, H, W, K, R, S
+ * 0, which the caller must set. */
+ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params);
+
+/* Validates `params` and creates a convolution in `*out`, which
+ * ttile_conv2d_destroy must release. `*out` is null after a failure. */
+ttile_status ttile_conv2d_create(const ttile_conv2d_params *params,
+                                 ttile_conv2d **out);
+
+/* Output height and width; -1 when `conv` is null. */
+int64_t ttile_conv2d_out_h(const ttile_conv2d *conv);
+int64_t ttile_conv2d_out_w(const ttile_conv2d *conv);
+
+/* ttile::Conv2D::tune with `trials` candidates at most, `seconds` of tuning
+ * at most (0: no limit) and the random seed `seed`. */
+ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
+                               uint64_t seed);
+
+/* ttile::Conv2D::run: `bias` may be null. Safe to call from several threads
+ * at once on one `conv`. */
+ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
+                              const float *weights, const float *bias,
+                              float *output);
+
+/* The scheme in use, in the scheme language; valid until the next call on
+ * `conv`. Null (with the message kept) when `conv` is null or the scheme
+ * cannot be produced. */
+const char *ttile_conv2d_scheme(ttile_conv2d *conv);
+
+/* Releases `conv`; null is allowed. */
+void ttile_conv2d_destroy(ttile_conv2d *conv);
+
+/* The message of the last failed call on this thread; "" before any
+ * failure. Successful calls leave it as it is. Valid until the next failed
+ * call on this thread. */
+const char *ttile_last_error(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/*===--- The C++ API ------------------------------------------------------===*/
+
+#ifdef __cplusplus
+
+#include <ttile/Error.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace ttile {
+
+/// How the tensors are laid out in memory, outermost axis first.
+enum class Layout {
+  NHWC, ///< Input NHWC, weights RSCK (HWIO), output NHWK.
+  NCHW, ///< Input NCHW, weights KCRS (OIHW), output NKHW. Not supported yet.
+};
+
+/// Applied to each output element after the bias is added, in the kernel.
+enum class Activation { None, ReLU };
+
+/// A 2D convolution as ONNX defines it (Conv), with padding given per side.
+/// The output is outH x outW with
+///   outH = floor((H + padTop + padBottom - dilationH*(R-1) - 1) / strideH) + 1
+/// and likewise along W.
+struct Conv2DParams {
+  int64_t N = 1, C = 0, H = 0, W = 0; ///< Input batch, channels, height, width.
+  int64_t K = 0, R = 0, S = 0; ///< Output channels, kernel height and width.
+  int64_t strideH = 1, strideW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t dilationH = 1, dilationW = 1;
+  int64_t groups = 1; ///< Only 1 is supported yet.
+  Layout layout = Layout::NHWC;
+  Activation activation = Activation::None;
+};
+
+/// Where tuning stands, reported after each candidate measured.
+struct TuneProgress {
+  int trial = 0;  ///< Candidates measured so far.
+  int trials = 0; ///< Candidates that will be measured at most.
+  double seconds = 0;    ///< Since tune() started.
+  double bestGflops = 0; ///< Of the fastest candidate so far.
+};
+
+struct TuneOptions {
+  int trials = 20;    ///< Candidates to measure at most; at least 1.
+  double seconds = 0; ///< Stop early after this long; 0 for no limit.
+  uint64_t seed = 1;  ///< Of the random draws of candidates.
+  /// Called on the tuning thread after each candidate; may be empty.
+  std::function<void(const TuneProgress &)> progress;
+};
+
+/// A 2D convolution of one shape, with the kernel that computes it.
+///
+/// Construction validates the parameters and is cheap: no code is generated
+/// until tune(), run() or scheme() needs a kernel. run() may be called from
+/// several threads at once; distinct objects may be tuned concurrently.
+/// Movable, not copyable; a moved-from Conv2D may only be assigned to or
+/// destroyed.
+class Conv2D {
+public:
+  /// Throws ttile::Error, naming the field, for invalid or unsupported
+  /// parameters.
+  explicit Conv2D(const Conv2DParams &params);
+  ~Conv2D();
+  Conv2D(Conv2D &&other) noexcept;
+  Conv2D &operator=(Conv2D &&other) noexcept;
+  Conv2D(const Conv2D &) = delete;
+  Conv2D &operator=(const Conv2D &) = delete;
+
+  const Conv2DParams &params() const;
+  int64_t outH() const;
+  int64_t outW() const;
+  /// Floating-point operations of one run(): 2 per multiply-add.
+  int64_t flops() const;
+  /// Elements each buffer of run() must hold.
+  int64_t inputElements() const;
+  int64_t weightElements() const;
+  int64_t outputElements() const;
+
+  /// Finds the fastest kernel for this shape and uses it from now on. With
+  /// the winner in the cache, links it and measures nothing; otherwise
+  /// measures up to options.trials candidates and stores the winner.
+  /// Throws ttile::Error for invalid options, or when no candidate works.
+  Conv2D &tune(const TuneOptions &options = {});
+
+  /// output = activation(conv(input, weights) + bias). `bias` holds K
+  /// values, or is null for none. Buffers are dense in the layout of
+  /// params().layout, need only be 4-byte aligned, and `output` must not
+  /// overlap the others. Without tune(), uses the cached winner when there
+  /// is one, else a kernel chosen without measurement (logged at info
+  /// level). Throws ttile::Error for null or overlapping buffers.
+  void run(const float *input, const float *weights, const float *bias,
+           float *output) const;
+
+  /// The scheme of the kernel in use, in the scheme language
+  /// (docs/SchemeLanguage.md). Before tune() or run(), the one run() would
+  /// use.
+  std::string scheme() const;
+
+  /// How the kernel in use was found.
+  struct TuneInfo {
+    bool tuned = false;    ///< Found by tune(), now or in an earlier run.
+    bool cacheHit = false; ///< The last tune() linked a cached winner.
+    double seconds = 0;    ///< Wall time of the last tune().
+    int trials = 0;        ///< Candidates the last tune() measured.
+    int rejected = 0;      ///< Candidates that failed to compile or check.
+    /// Of the kernel in use, as measured when it was tuned; 0 untuned.
+    double gflops = 0;
+    double kernelSeconds = 0; ///< Of one run().
+    /// Percent of the FP32 peak of one thread (the tuner's figure), which a
+    /// kernel running on several threads can exceed.
+    double percentOfPeak = 0;
+  };
+  TuneInfo tuneInfo() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ttile
+
+#endif /* __cplusplus */
+
+#endif /* TTILE_TTILE_H */

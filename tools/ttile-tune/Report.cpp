@@ -1,0 +1,251 @@
+//===- ttile-tune/Report.cpp - What ttile-tune prints ---------------------===//
+
+#include "Report.h"
+
+#include "Runtime/ConvParams.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace ttile::tools {
+namespace {
+
+/// What the summary line and the JSON summary say about one network.
+struct Summary {
+  int tuned = 0, cacheHits = 0, unsupported = 0, failed = 0;
+  std::set<std::string> unsupportedParameters;
+  double mflop = 0;          ///< Of the tuned layers.
+  double percentOfPeak = 0;  ///< Weighted by each tuned layer's work.
+  double tuningSeconds = 0;
+};
+
+Summary summarize(const NetworkReport &network) {
+  Summary summary;
+  double weightedPercent = 0;
+  for (const LayerReport &layer : network.layers) {
+    switch (layer.status) {
+    case LayerReport::Status::Tuned:
+      ++summary.tuned;
+      summary.cacheHits += layer.info.cacheHit;
+      summary.mflop += layer.mflop;
+      weightedPercent += layer.mflop * layer.percentOfPeak;
+      summary.tuningSeconds += layer.info.seconds;
+      break;
+    case LayerReport::Status::Unsupported:
+      ++summary.unsupported;
+      summary.unsupportedParameters.insert(layer.problem);
+      break;
+    case LayerReport::Status::Failed:
+      ++summary.failed;
+      break;
+    case LayerReport::Status::Listed:
+      break;
+    }
+  }
+  if (summary.mflop > 0)
+    summary.percentOfPeak = weightedPercent / summary.mflop;
+  return summary;
+}
+
+const char *statusName(LayerReport::Status status) {
+  switch (status) {
+  case LayerReport::Status::Tuned:
+    return "tuned";
+  case LayerReport::Status::Unsupported:
+    return "unsupported";
+  case LayerReport::Status::Failed:
+    return "failed";
+  case LayerReport::Status::Listed:
+    return "listed";
+  }
+  return "";
+}
+
+const char *cacheColumn(const LayerReport &layer) {
+  if (layer.info.cacheHit)
+    return "hit";
+  return layer.cacheOff ? "off" : "miss";
+}
+
+/// "3" or "3x5": one value when both axes agree.
+std::string pair(int64_t vertical, int64_t horizontal) {
+  return vertical == horizontal ? std::to_string(vertical)
+                                : fmt::format("{}x{}", vertical, horizontal);
+}
+
+/// outH and outW, or none for parameters Conv2D rejects: it explains why
+/// when the layer runs.
+std::optional<std::pair<int64_t, int64_t>>
+outputSize(const Conv2DParams &p) {
+  try {
+    runtime::ConvProblem problem(p);
+    return std::pair(problem.outH(), problem.outW());
+  } catch (const runtime::UnsupportedError &) {
+    // Valid, so the output size is well defined.
+    return std::pair(
+        runtime::convOutputExtent(p.H, p.padTop, p.padBottom, p.R, p.strideH,
+                                  p.dilationH, "H"),
+        runtime::convOutputExtent(p.W, p.padLeft, p.padRight, p.S, p.strideW,
+                                  p.dilationW, "W"));
+  } catch (const Error &) {
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+double workMflop(const Conv2DParams &p) {
+  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
+  if (!out)
+    return 0;
+  return 2e-6 * static_cast<double>(p.N) * static_cast<double>(out->first) *
+         static_cast<double>(out->second) * static_cast<double>(p.K) *
+         static_cast<double>(p.C / p.groups) * static_cast<double>(p.R) *
+         static_cast<double>(p.S);
+}
+
+std::string formatShape(const Conv2DParams &p) {
+  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
+  std::string outSize = out ? pair(out->first, out->second) : "?";
+  std::string shape =
+      fmt::format("{},{},{},{}", p.K, p.C, outSize, pair(p.R, p.S));
+  if (p.strideH != 1 || p.strideW != 1)
+    shape += " s" + pair(p.strideH, p.strideW);
+  if (p.padTop != 0 || p.padLeft != 0 || p.padBottom != 0 || p.padRight != 0)
+    shape += p.padTop == p.padBottom && p.padLeft == p.padRight
+                 ? " p" + pair(p.padTop, p.padLeft)
+                 : fmt::format(" p{},{},{},{}", p.padTop, p.padLeft,
+                               p.padBottom, p.padRight);
+  if (p.dilationH != 1 || p.dilationW != 1)
+    shape += " d" + pair(p.dilationH, p.dilationW);
+  if (p.N != 1)
+    shape += fmt::format(" mb{}", p.N);
+  if (p.groups != 1)
+    shape += fmt::format(" g{}", p.groups);
+  return shape;
+}
+
+Table::Table(std::FILE *out, const NetworkReport &network, bool listing)
+    : out_(out), listing_(listing), nameWidth_(5), shapeWidth_(19) {
+  for (const LayerReport &layer : network.layers) {
+    nameWidth_ = std::max(nameWidth_, static_cast<int>(layer.layer.name.size()));
+    shapeWidth_ = std::max(shapeWidth_, static_cast<int>(layer.shape.size()));
+  }
+}
+
+void Table::printHeader() const {
+  fmt::print(out_, "{:<{}}  {:<{}}  {:>8}", "layer", nameWidth_,
+             "shape (K,C,H/W,R/S)", shapeWidth_, "MFLOP");
+  if (!listing_)
+    fmt::print(out_, "  {:>8}  {:>6}  {:>7}  {:>6}  {:<5}  {}", "GFLOP/s",
+               "%peak", "tune s", "trials", "cache", "scheme");
+  fmt::print(out_, "\n");
+}
+
+void Table::printRow(const LayerReport &layer) const {
+  fmt::print(out_, "{:<{}}  {:<{}}  {:>8.1f}", layer.layer.name, nameWidth_,
+             layer.shape, shapeWidth_, layer.mflop);
+  switch (layer.status) {
+  case LayerReport::Status::Tuned:
+    fmt::print(out_, "  {:>8.1f}  {:>5.1f}%  {:>7.2f}  {:>6}  {:<5}  {}",
+               layer.info.gflops, layer.percentOfPeak, layer.info.seconds,
+               layer.info.trials, cacheColumn(layer), layer.scheme);
+    break;
+  case LayerReport::Status::Unsupported:
+    fmt::print(out_, "  unsupported: {}", layer.problem);
+    break;
+  case LayerReport::Status::Failed:
+    fmt::print(out_, "  FAILED: {}", layer.problem);
+    break;
+  case LayerReport::Status::Listed:
+    break;
+  }
+  fmt::print(out_, "\n");
+  std::fflush(out_);
+}
+
+void Table::printSummary(const NetworkReport &network) const {
+  Summary s = summarize(network);
+  std::string unsupported = std::to_string(s.unsupported) + " unsupported";
+  const char *separator = " (";
+  for (const std::string &parameter : s.unsupportedParameters) {
+    unsupported += separator + parameter;
+    separator = ", ";
+  }
+  if (!s.unsupportedParameters.empty())
+    unsupported += ")";
+  fmt::print(out_,
+             "{}: {} tuned ({} from the cache), {}, {} failed; {:.1f}% of "
+             "peak (FLOP-weighted), {:.1f} s tuning\n",
+             network.name, s.tuned, s.cacheHits, unsupported, s.failed,
+             s.percentOfPeak, s.tuningSeconds);
+}
+
+nlohmann::json toJson(const std::vector<NetworkReport> &networks,
+                      const Machine &machine) {
+  nlohmann::json result = {{"host", machine.host},
+                           {"workers", machine.workers},
+                           {"peakGflopsPerThread", machine.peakGflops},
+                           {"cache", machine.cache},
+                           {"networks", nlohmann::json::array()}};
+  for (const NetworkReport &network : networks) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const LayerReport &layer : network.layers) {
+      const Conv2DParams &p = layer.layer.params;
+      nlohmann::json entry = {
+          {"name", layer.layer.name},
+          {"shape", layer.shape},
+          {"params",
+           {{"N", p.N},
+            {"C", p.C},
+            {"H", p.H},
+            {"W", p.W},
+            {"K", p.K},
+            {"R", p.R},
+            {"S", p.S},
+            {"strideH", p.strideH},
+            {"strideW", p.strideW},
+            {"padTop", p.padTop},
+            {"padLeft", p.padLeft},
+            {"padBottom", p.padBottom},
+            {"padRight", p.padRight},
+            {"dilationH", p.dilationH},
+            {"dilationW", p.dilationW},
+            {"groups", p.groups}}},
+          {"mflop", layer.mflop},
+          {"status", statusName(layer.status)}};
+      if (layer.status == LayerReport::Status::Tuned) {
+        entry["gflops"] = layer.info.gflops;
+        entry["percentOfPeak"] = layer.percentOfPeak;
+        entry["threads"] = layer.threads;
+        entry["secondsPerRun"] = layer.info.kernelSeconds;
+        entry["scheme"] = layer.scheme;
+        entry["tuningSeconds"] = layer.info.seconds;
+        entry["trials"] = layer.info.trials;
+        entry["rejected"] = layer.info.rejected;
+        entry["cache"] = cacheColumn(layer);
+      } else if (layer.status != LayerReport::Status::Listed) {
+        entry["problem"] = layer.problem;
+      }
+      layers.push_back(std::move(entry));
+    }
+    Summary s = summarize(network);
+    result["networks"].push_back(
+        {{"name", network.name},
+         {"layers", std::move(layers)},
+         {"summary",
+          {{"tuned", s.tuned},
+           {"cacheHits", s.cacheHits},
+           {"unsupported", s.unsupported},
+           {"failed", s.failed},
+           {"percentOfPeak", s.percentOfPeak},
+           {"tuningSeconds", s.tuningSeconds}}}});
+  }
+  return result;
+}
+
+} // namespace ttile::tools

@@ -1,0 +1,280 @@
+//===- ttile-tune.cpp - Tune every convolution of a network ---------------===//
+//
+//   ttile-tune --net resnet18|yolo9000|mobilenet ...  [options]
+//   ttile-tune --layer ic64oc64ih56kh3ph1 ...         [options]
+//
+// Tunes each layer as ttile::Conv2D::tune does, so the winners land in the
+// kernel cache that applications then use, and prints a table with one row
+// per layer and a summary line per network (Report.h). Layers this version
+// does not support (MobileNet's depthwise layers, groups = C) get a row
+// saying so and do not stop the others. --layer takes benchdnn's notation
+// (LayerDescriptor.h).
+//
+// Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
+// --json FILE (or - for stdout instead of the table), --list (print the
+// layers without tuning). The cache follows TTILE_CACHE_DIR and
+// TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
+//
+// Exit status: 0 when every supported layer was tuned, 1 when one failed,
+// 2 on usage errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayerDescriptor.h"
+#include "Networks.h"
+#include "Report.h"
+
+#include "Cache/RecordStore.h"
+#include "Measure/PeakProbe.h"
+#include "Runtime/ConvParams.h"
+#include "Scheme/SchemeParser.h"
+#include "Support/Host.h"
+#include "Support/ThreadPool.h"
+#include "ttile/ttile.h"
+
+#include <CLI/CLI.hpp>
+#include <spdlog/fmt/fmt.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+using namespace ttile;
+using namespace ttile::tools;
+
+namespace {
+
+constexpr int ExitLayerFailed = 1;
+constexpr int ExitUsage = 2;
+
+/// One line on stderr, redrawn after each candidate, when stderr is a
+/// terminal; nothing otherwise, so that logs and CI output stay clean.
+class ProgressBar {
+public:
+  ProgressBar() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+
+  void show(const std::string &layer, const TuneProgress &progress) const {
+    if (!enabled_)
+      return;
+    constexpr int width = 24;
+    int done = progress.trials > 0 ? width * progress.trial / progress.trials
+                                   : 0;
+    fmt::print(stderr, "\r\033[K{} [{}{}] {}/{}  best {:.1f} GFLOP/s  {:.1f} s",
+               layer, std::string(static_cast<size_t>(done), '#'),
+               std::string(static_cast<size_t>(width - done), '-'),
+               progress.trial, progress.trials, progress.bestGflops,
+               progress.seconds);
+    std::fflush(stderr);
+  }
+  void clear() const {
+    if (enabled_) {
+      fmt::print(stderr, "\r\033[K");
+      std::fflush(stderr);
+    }
+  }
+
+private:
+  bool enabled_;
+};
+
+struct Options {
+  std::vector<std::string> networks, layers;
+  int trials = 20;
+  double seconds = 0;
+  uint64_t seed = 1;
+  std::string json;
+  bool list = false;
+};
+
+/// The networks to tune: each --net, then the --layer ones together.
+std::vector<NetworkReport> collectNetworks(const Options &options) {
+  std::vector<NetworkReport> networks;
+  auto addLayer = [](NetworkReport &network, NamedLayer layer) {
+    LayerReport report;
+    report.shape = formatShape(layer.params);
+    report.mflop = workMflop(layer.params);
+    report.layer = std::move(layer);
+    network.layers.push_back(std::move(report));
+  };
+  for (const std::string &name : options.networks) {
+    networks.push_back({name, {}});
+    for (NamedLayer &layer : networkLayers(name))
+      addLayer(networks.back(), std::move(layer));
+  }
+  if (!options.layers.empty()) {
+    networks.push_back({"layers", {}});
+    for (const std::string &descriptor : options.layers) {
+      try {
+        addLayer(networks.back(), parseLayerDescriptor(descriptor));
+      } catch (const Error &error) {
+        throw CLI::ValidationError("--layer", error.what());
+      }
+    }
+  }
+  return networks;
+}
+
+/// Threads a kernel runs on: the pool's workers when its scheme has a
+/// parallel loop, else the calling thread alone.
+int threadsOf(const std::string &schemeText) {
+  for (const scheme::Atom &atom : scheme::parseScheme(schemeText).atoms)
+    if (std::holds_alternative<scheme::TparAtom>(atom) ||
+        std::holds_alternative<scheme::TfusedAtom>(atom))
+      return workerCount();
+  return 1;
+}
+
+/// For --list: whether the layer would be tuned, without tuning it.
+void classifyLayer(LayerReport &report) {
+  try {
+    runtime::ConvProblem problem(report.layer.params);
+  } catch (const runtime::UnsupportedError &error) {
+    report.status = LayerReport::Status::Unsupported;
+    report.problem = error.parameter();
+  } catch (const Error &error) {
+    report.status = LayerReport::Status::Failed;
+    report.problem = error.what();
+  }
+}
+
+void tuneLayer(LayerReport &report, const Options &options,
+               const ProgressBar &progressBar, double peakFlopsPerThread,
+               bool cacheOff) {
+  try {
+    Conv2D conv(report.layer.params);
+    TuneOptions tuneOptions;
+    tuneOptions.trials = options.trials;
+    tuneOptions.seconds = options.seconds;
+    tuneOptions.seed = options.seed;
+    tuneOptions.progress = [&](const TuneProgress &progress) {
+      progressBar.show(report.layer.name, progress);
+    };
+    // The first candidate takes a while to draw, compile and check.
+    progressBar.show(report.layer.name, {0, options.trials, 0, 0});
+    conv.tune(tuneOptions);
+    progressBar.clear();
+    report.status = LayerReport::Status::Tuned;
+    report.info = conv.tuneInfo();
+    report.scheme = conv.scheme();
+    report.cacheOff = cacheOff;
+    report.threads = threadsOf(report.scheme);
+    report.percentOfPeak = 100 * report.info.gflops * 1e9 /
+                           (peakFlopsPerThread * report.threads);
+  } catch (const runtime::UnsupportedError &error) {
+    report.status = LayerReport::Status::Unsupported;
+    report.problem = error.parameter();
+  } catch (const Error &error) {
+    progressBar.clear();
+    report.status = LayerReport::Status::Failed;
+    report.problem = error.what();
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app("Tune the 2D convolutions of a network, or single layers, "
+               "and keep the winners in the kernel cache.",
+               "ttile-tune");
+  app.failure_message([](const CLI::App *, const CLI::Error &error) {
+    return "ttile-tune: usage error: " + std::string(error.what()) +
+           "\nRun with --help for more information.\n";
+  });
+  Options options;
+  app.add_option("--net", options.networks, "network to tune (repeatable)")
+      ->check(CLI::IsMember(networkNames()));
+  app.add_option("--layer", options.layers,
+                 "layer in benchdnn notation, e.g. ic64oc64ih56kh3ph1 "
+                 "(repeatable; dh is dilation - 1, as in benchdnn)");
+  app.add_option("--trials", options.trials,
+                 "candidates to measure per layer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--seconds", options.seconds,
+                 "stop tuning a layer after this long; 0 for no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--seed", options.seed, "seed of the random draws")
+      ->capture_default_str();
+  app.add_option("--json", options.json,
+                 "also write the results as JSON to FILE; '-' writes them "
+                 "to stdout instead of the table");
+  app.add_flag("--list", options.list, "print the layers without tuning");
+
+  std::vector<NetworkReport> networks;
+  try {
+    app.parse(argc, argv);
+    if (options.networks.empty() && options.layers.empty())
+      throw CLI::RequiredError("--net or --layer");
+    networks = collectNetworks(options);
+  } catch (const CLI::ParseError &error) {
+    // --help is a ParseError that exits with 0.
+    return app.exit(error) == 0 ? 0 : ExitUsage;
+  }
+
+  Machine machine;
+  machine.host = host().summary();
+  machine.workers = workerCount();
+  std::optional<std::filesystem::path> cacheDirectory;
+  if (!options.list) {
+    cacheDirectory = cache::defaultCacheDirectory();
+    machine.cache = cacheDirectory ? cacheDirectory->string() : "off";
+    machine.peakGflops = measure::measuredPeakFlops() * 1e-9;
+  }
+
+  // With --json -, stdout carries the JSON alone.
+  std::FILE *table = options.json == "-" ? nullptr : stdout;
+  if (table && !options.list)
+    fmt::print(table,
+               "ttile-tune: {} trial(s) per layer, seed {}; peak {:.1f} "
+               "GFLOP/s per thread, {} worker(s); cache {}\n",
+               options.trials, options.seed, machine.peakGflops,
+               machine.workers, machine.cache);
+
+  ProgressBar progressBar;
+  bool anyFailed = false;
+  for (NetworkReport &network : networks) {
+    std::optional<Table> printer;
+    if (table) {
+      printer.emplace(table, network, options.list);
+      fmt::print(table, "\n");
+      printer->printHeader();
+    }
+    for (LayerReport &layer : network.layers) {
+      if (options.list)
+        classifyLayer(layer);
+      else
+        tuneLayer(layer, options, progressBar, machine.peakGflops * 1e9,
+                  !cacheDirectory);
+      anyFailed |= layer.status == LayerReport::Status::Failed;
+      if (printer)
+        printer->printRow(layer);
+    }
+    if (printer && !options.list)
+      printer->printSummary(network);
+  }
+
+  if (!options.json.empty()) {
+    std::string text = toJson(networks, machine).dump(2) + "\n";
+    if (options.json == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream file(options.json);
+      file << text;
+      file.close();
+      if (!file) {
+        std::fprintf(stderr, "ttile-tune: cannot write %s\n",
+                     options.json.c_str());
+        return ExitLayerFailed;
+      }
+    }
+  }
+  return anyFailed ? ExitLayerFailed : 0;
+}

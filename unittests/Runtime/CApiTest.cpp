@@ -1,0 +1,173 @@
+//===- unittests/Runtime/CApiTest.cpp - The C API -------------------------===//
+
+#include "ttile/ttile.h"
+
+#include "CApiFromC.h"
+#include "CacheTestUtil.h"
+#include "ConvTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ttile {
+namespace {
+
+using testing::ConvCase;
+using testing::ScopedEnvironment;
+using testing::TemporaryDirectory;
+
+class CApiTest : public ::testing::Test {
+protected:
+  static ttile_conv2d_params smallLayer() {
+    ttile_conv2d_params params;
+    EXPECT_EQ(ttile_conv2d_params_init(&params), TTILE_OK);
+    params.C = 4;
+    params.H = 7;
+    params.W = 9;
+    params.K = 8;
+    params.R = params.S = 3;
+    params.padTop = params.padLeft = params.padBottom = params.padRight = 1;
+    return params;
+  }
+
+  /// Expects `status` to be `expected` with a message holding `text`.
+  static void expectFailure(ttile_status status, ttile_status expected,
+                            const std::string &text) {
+    EXPECT_EQ(status, expected);
+    std::string message = ttile_last_error();
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+  }
+
+  TemporaryDirectory cacheDirectory;
+  ScopedEnvironment cacheDir{"TTILE_CACHE_DIR",
+                             cacheDirectory.path().string()};
+};
+
+TEST_F(CApiTest, InitSetsTheCppDefaults) {
+  ttile_conv2d_params params;
+  std::memset(&params, 0x5a, sizeof params);
+  ASSERT_EQ(ttile_conv2d_params_init(&params), TTILE_OK);
+  const Conv2DParams defaults;
+  EXPECT_EQ(params.N, defaults.N);
+  EXPECT_EQ(params.C, defaults.C);
+  EXPECT_EQ(params.strideH, defaults.strideH);
+  EXPECT_EQ(params.padRight, defaults.padRight);
+  EXPECT_EQ(params.dilationW, defaults.dilationW);
+  EXPECT_EQ(params.groups, defaults.groups);
+  EXPECT_EQ(params.layout, TTILE_LAYOUT_NHWC);
+  EXPECT_EQ(params.activation, TTILE_ACTIVATION_NONE);
+}
+
+TEST_F(CApiTest, CreateTuneRunDestroy) {
+  ttile_conv2d_params params = smallLayer();
+  params.activation = TTILE_ACTIVATION_RELU;
+  ttile_conv2d *conv = nullptr;
+  ASSERT_EQ(ttile_conv2d_create(&params, &conv), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(ttile_conv2d_out_h(conv), 7);
+  EXPECT_EQ(ttile_conv2d_out_w(conv), 9);
+  ASSERT_EQ(ttile_conv2d_tune(conv, 2, 0, 1), TTILE_OK) << ttile_last_error();
+
+  Conv2DParams cpp;
+  cpp.C = params.C;
+  cpp.H = params.H;
+  cpp.W = params.W;
+  cpp.K = params.K;
+  cpp.R = params.R;
+  cpp.S = params.S;
+  cpp.padTop = cpp.padLeft = cpp.padBottom = cpp.padRight = 1;
+  cpp.activation = Activation::ReLU;
+  for (bool withBias : {true, false}) {
+    ConvCase reference(cpp, withBias);
+    std::vector<float> output(reference.expected.size());
+    ASSERT_EQ(ttile_conv2d_run(conv, reference.input.data(),
+                               reference.weights.data(),
+                               reference.biasOrNull(), output.data()),
+              TTILE_OK)
+        << ttile_last_error();
+    reference.expectMatches(output);
+  }
+  const char *scheme = ttile_conv2d_scheme(conv);
+  ASSERT_NE(scheme, nullptr);
+  EXPECT_GT(std::strlen(scheme), 0u);
+  ttile_conv2d_destroy(conv);
+  ttile_conv2d_destroy(nullptr);
+}
+
+TEST_F(CApiTest, ReportsErrorsWithStatusAndMessage) {
+  ttile_conv2d_params params = smallLayer();
+  ttile_conv2d *conv = reinterpret_cast<ttile_conv2d *>(&params);
+  expectFailure(ttile_conv2d_create(nullptr, &conv), TTILE_INVALID_ARGUMENT,
+                "ttile_conv2d_create: params is null");
+  EXPECT_EQ(conv, nullptr);
+  expectFailure(ttile_conv2d_create(&params, nullptr), TTILE_INVALID_ARGUMENT,
+                "out is null");
+  expectFailure(ttile_conv2d_params_init(nullptr), TTILE_INVALID_ARGUMENT,
+                "params is null");
+
+  params.C = 0;
+  expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
+                "C (0) must be at least 1");
+  params = smallLayer();
+  params.groups = 2;
+  expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
+                "groups (2)");
+  params = smallLayer();
+  params.layout = TTILE_LAYOUT_NCHW;
+  expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
+                "layout NCHW");
+  params = smallLayer();
+  params.activation = 9;
+  expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
+                "activation (9)");
+
+  EXPECT_EQ(ttile_conv2d_out_h(nullptr), -1);
+  EXPECT_EQ(ttile_conv2d_out_w(nullptr), -1);
+  EXPECT_STREQ(ttile_last_error(), "ttile_conv2d_out_w: conv is null");
+  EXPECT_EQ(ttile_conv2d_scheme(nullptr), nullptr);
+  expectFailure(ttile_conv2d_tune(nullptr, 1, 0, 1), TTILE_INVALID_ARGUMENT,
+                "conv is null");
+  float buffer[4] = {};
+  expectFailure(ttile_conv2d_run(nullptr, buffer, buffer, nullptr, buffer),
+                TTILE_INVALID_ARGUMENT, "conv is null");
+
+  params = smallLayer();
+  ASSERT_EQ(ttile_conv2d_create(&params, &conv), TTILE_OK);
+  expectFailure(ttile_conv2d_tune(conv, 0, 0, 1), TTILE_INVALID_ARGUMENT,
+                "trials (0)");
+  expectFailure(ttile_conv2d_run(conv, nullptr, buffer, nullptr, buffer),
+                TTILE_INVALID_ARGUMENT, "input is null");
+  ttile_conv2d_destroy(conv);
+}
+
+TEST_F(CApiTest, LastErrorIsPerThread) {
+  ttile_conv2d_params params = smallLayer();
+  params.K = 0;
+  ttile_conv2d *conv = nullptr;
+  ASSERT_NE(ttile_conv2d_create(&params, &conv), TTILE_OK);
+  std::string mine = ttile_last_error();
+  std::string theirs;
+  std::thread other([&] {
+    theirs = ttile_last_error();
+    ttile_conv2d_out_h(nullptr);
+  });
+  other.join();
+  EXPECT_EQ(theirs, "");
+  EXPECT_EQ(ttile_last_error(), mine);
+  // Successful calls leave the message alone.
+  ASSERT_EQ(ttile_conv2d_params_init(&params), TTILE_OK);
+  EXPECT_EQ(ttile_last_error(), mine);
+}
+
+TEST_F(CApiTest, WorksFromC) {
+  char message[256] = "";
+  EXPECT_EQ(ttileTestCApiFromC(message, sizeof message), 0) << message;
+}
+
+} // namespace
+} // namespace ttile

@@ -1,0 +1,669 @@
+//===- unittests/Runtime/Conv2DTest.cpp - The C++ API ---------------------===//
+
+#include "ttile/ttile.h"
+
+#include "Cache/KernelCache.h"
+#include "CacheTestUtil.h"
+#include "ConvTestUtil.h"
+#include "Runtime/ConvParams.h"
+#include "Runtime/PaddedInput.h"
+#include "Scheme/SchemeParser.h"
+#include "Search/Tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ttile {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ConvCase;
+using testing::ScopedEnvironment;
+using testing::TemporaryDirectory;
+
+/// Few candidates: these tests check what tune() does, not how well.
+TuneOptions quickTune() {
+  TuneOptions options;
+  options.trials = 2;
+  return options;
+}
+
+/// A small layer like the issue's example: 3x3, padding 1.
+Conv2DParams smallLayer() {
+  Conv2DParams p;
+  p.N = 1;
+  p.C = 8;
+  p.H = 10;
+  p.W = 10;
+  p.K = 16;
+  p.R = 3;
+  p.S = 3;
+  p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+  return p;
+}
+
+/// Every test gets a cache directory of its own.
+class Conv2DTest : public ::testing::Test {
+protected:
+  /// The record files in the cache directory.
+  std::vector<fs::path> records() const {
+    std::vector<fs::path> files;
+    for (const fs::directory_entry &entry :
+         fs::recursive_directory_iterator(cacheDirectory.path()))
+      if (entry.path().extension() == ".ttr")
+        files.push_back(entry.path());
+    return files;
+  }
+
+  TemporaryDirectory cacheDirectory;
+  ScopedEnvironment cacheDir{"TTILE_CACHE_DIR",
+                             cacheDirectory.path().string()};
+  ScopedEnvironment cacheSwitch{"TTILE_CACHE", std::nullopt};
+};
+
+//===--- Parameters -------------------------------------------------------===//
+
+TEST(Conv2DParamsTest, OutputSizesFollowOnnx) {
+  struct Case {
+    int64_t input, padBegin, padEnd, kernel, stride, dilation, expected;
+  };
+  const Case cases[] = {
+      {56, 1, 1, 3, 1, 1, 56},  // ResNet 3x3, "same"
+      {224, 3, 3, 7, 2, 1, 112}, // ResNet's first layer
+      {5, 0, 0, 3, 2, 1, 2},
+      {6, 0, 0, 3, 2, 1, 2},    // floor, not ceil
+      {7, 1, 1, 3, 2, 1, 4},    // ONNX's strided, padded example
+      {5, 1, 0, 3, 1, 1, 4},    // asymmetric padding
+      {7, 0, 0, 3, 1, 2, 3},    // dilation
+      {1, 0, 0, 1, 1, 1, 1},
+      {3, 2, 2, 1, 1, 1, 7},    // padding wider than the kernel
+      {10, 0, 0, 10, 1, 1, 1},
+      {8, 1, 2, 4, 3, 1, 3},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << "input " << c.input << " pads " << c.padBegin << ","
+                 << c.padEnd << " kernel " << c.kernel << " stride "
+                 << c.stride << " dilation " << c.dilation);
+    Conv2DParams p = smallLayer();
+    p.H = c.input;
+    p.padTop = c.padBegin;
+    p.padBottom = c.padEnd;
+    p.R = c.kernel;
+    p.strideH = c.stride;
+    p.dilationH = c.dilation;
+    // The other axis stays square and small: only H varies.
+    p.W = 4;
+    p.S = 1;
+    p.padLeft = p.padRight = 0;
+    Conv2D conv(p);
+    EXPECT_EQ(conv.outH(), c.expected);
+    EXPECT_EQ(conv.outW(), 4);
+
+    std::swap(p.H, p.W);
+    std::swap(p.R, p.S);
+    std::swap(p.padTop, p.padLeft);
+    std::swap(p.padBottom, p.padRight);
+    std::swap(p.strideH, p.strideW);
+    std::swap(p.dilationH, p.dilationW);
+    Conv2D transposed(p);
+    EXPECT_EQ(transposed.outW(), c.expected);
+    EXPECT_EQ(transposed.outH(), 4);
+  }
+}
+
+TEST(Conv2DParamsTest, ErrorsNameTheParameter) {
+  struct Case {
+    std::function<void(Conv2DParams &)> change;
+    std::string message;
+  };
+  const int64_t tooLarge = (int64_t(1) << 31) + 1;
+  const Case cases[] = {
+      {[](Conv2DParams &p) { p.N = 0; }, "N (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.C = 0; }, "C (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.W = -3; }, "W (-3) must be at least 1"},
+      {[](Conv2DParams &p) { p.K = 0; }, "K (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.S = 0; }, "S (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.padTop = -1; },
+       "padTop (-1) must not be negative"},
+      {[](Conv2DParams &p) { p.padRight = -2; },
+       "padRight (-2) must not be negative"},
+      {[](Conv2DParams &p) { p.strideW = 0; },
+       "strideW (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.dilationH = 0; },
+       "dilationH (0) must be at least 1"},
+      {[](Conv2DParams &p) { p.groups = 0; }, "groups (0) must be at least 1"},
+      {[=](Conv2DParams &p) { p.H = tooLarge; },
+       "H (2147483649) is larger than 2^31"},
+      {[=](Conv2DParams &p) { p.padLeft = tooLarge; },
+       "padLeft (2147483649) is larger than 2^31"},
+      {[](Conv2DParams &p) {
+         p.R = 7;
+         p.padTop = p.padBottom = 0;
+         p.H = 5;
+       },
+       "dilated kernel (7) larger than padded input (5) along H"},
+      {[](Conv2DParams &p) {
+         p.S = 3;
+         p.dilationW = 3;
+         p.W = 4;
+         p.padLeft = p.padRight = 0;
+       },
+       "dilated kernel (7) larger than padded input (4) along W"},
+      {[](Conv2DParams &p) { p.N = p.C = p.H = p.W = int64_t(1) << 31; },
+       "the input (N*H*W*C elements) exceeds 2^61"},
+      {[](Conv2DParams &p) { p.C = p.K = int64_t(1) << 30; },
+       "the weights (R*S*C*K elements) exceeds 2^61"},
+      {[](Conv2DParams &p) { p.groups = 3; },
+       "groups (3): only groups = 1 is supported yet"},
+      {[](Conv2DParams &p) { p.layout = Layout::NCHW; },
+       "layout NCHW is not supported yet; use NHWC"},
+      {[](Conv2DParams &p) { p.layout = static_cast<Layout>(5); },
+       "layout (5) is neither NHWC nor NCHW"},
+      {[](Conv2DParams &p) { p.activation = static_cast<Activation>(7); },
+       "activation (7) is neither None nor ReLU"},
+  };
+  for (const Case &c : cases) {
+    Conv2DParams p = smallLayer();
+    c.change(p);
+    try {
+      Conv2D conv(p);
+      ADD_FAILURE() << "no error; expected \"" << c.message << "\"";
+    } catch (const Error &error) {
+      EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+      EXPECT_NE(std::string(error.what()).find(c.message), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST(Conv2DParamsTest, DefaultsNeedTheSizes) {
+  Conv2DParams p;
+  EXPECT_EQ(p.N, 1);
+  EXPECT_EQ(p.strideH, 1);
+  EXPECT_EQ(p.dilationW, 1);
+  EXPECT_EQ(p.groups, 1);
+  EXPECT_EQ(p.padTop, 0);
+  EXPECT_EQ(p.layout, Layout::NHWC);
+  EXPECT_EQ(p.activation, Activation::None);
+  EXPECT_THROW(Conv2D{p}, Error);
+}
+
+TEST(Conv2DParamsTest, UnsupportedParametersAreNamed) {
+  Conv2DParams p = smallLayer();
+  p.groups = 8;
+  try {
+    runtime::ConvProblem problem(p);
+    ADD_FAILURE() << "groups = 8 accepted";
+  } catch (const runtime::UnsupportedError &error) {
+    EXPECT_EQ(error.parameter(), "groups");
+  }
+  // Invalid parameters are reported as such, before unsupported ones.
+  p.C = 0;
+  try {
+    runtime::ConvProblem problem(p);
+    ADD_FAILURE() << "C = 0 accepted";
+  } catch (const runtime::UnsupportedError &) {
+    ADD_FAILURE() << "C = 0 reported as unsupported";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("C (0)"), std::string::npos);
+  }
+}
+
+TEST(Conv2DParamsTest, CacheKeyHoldsEveryParameter) {
+  Conv2DParams p = smallLayer();
+  std::string key = runtime::ConvProblem(p).cacheKey().str();
+  for (const char *field :
+       {";op=conv2d;", ";N=1;", ";C=8;", ";H=10;", ";W=10;", ";K=16;", ";R=3;",
+        ";S=3;", ";strideH=1;", ";strideW=1;", ";padTop=1;", ";padLeft=1;",
+        ";padBottom=1;", ";padRight=1;", ";dilationH=1;", ";dilationW=1;",
+        ";groups=1;", ";layout=NHWC;", ";activation=none;", ";dtype=f32;",
+        ";threads="})
+    EXPECT_NE(key.find(field), std::string::npos) << field << " in " << key;
+
+  // Problems with the same valid convolution but other padding differ.
+  Conv2DParams unpadded = p;
+  unpadded.H = unpadded.W = 12;
+  unpadded.padTop = unpadded.padLeft = unpadded.padBottom =
+      unpadded.padRight = 0;
+  EXPECT_NE(runtime::ConvProblem(unpadded).cacheKey().str(), key);
+  Conv2DParams relu = p;
+  relu.activation = Activation::ReLU;
+  EXPECT_NE(runtime::ConvProblem(relu).cacheKey().str(), key);
+}
+
+TEST(PaddedInputTest, CopiesOnlyWhenTheKernelCannotReadTheInput) {
+  struct Case {
+    const char *name;
+    std::function<void(Conv2DParams &)> change;
+    bool copies;
+  };
+  const Case cases[] = {
+      {"valid", [](Conv2DParams &) {}, false},
+      {"valid, batch 2", [](Conv2DParams &p) { p.N = 2; }, false},
+      {"top padding", [](Conv2DParams &p) { p.padTop = 1; }, true},
+      {"left padding", [](Conv2DParams &p) { p.padLeft = 1; }, true},
+      {"right padding changes the pitch",
+       [](Conv2DParams &p) { p.padRight = 1; }, true},
+      {"bottom padding that is read",
+       [](Conv2DParams &p) { p.padBottom = 1; }, true},
+      {"bottom padding that is never read",
+       [](Conv2DParams &p) {
+         p.H = 5;
+         p.strideH = 2;
+         p.padBottom = 1;
+       },
+       false},
+      {"unread last row",
+       [](Conv2DParams &p) {
+         p.H = 10;
+         p.strideH = 2;
+       },
+       false},
+      {"unread last row, batch 2: the image size differs",
+       [](Conv2DParams &p) {
+         p.N = 2;
+         p.H = 10;
+         p.strideH = 2;
+       },
+       true},
+      {"unread last column: the pitch differs",
+       [](Conv2DParams &p) {
+         p.W = 10;
+         p.strideW = 2;
+       },
+       true},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Conv2DParams p;
+    p.C = 2;
+    p.H = p.W = 8;
+    p.K = 4;
+    p.R = p.S = 3;
+    c.change(p);
+    EXPECT_EQ(runtime::PaddedInput(runtime::ConvProblem(p)).copies(),
+              c.copies);
+  }
+}
+
+//===--- Results ----------------------------------------------------------===//
+
+TEST_F(Conv2DTest, IssueExampleAtASmallSize) {
+  ttile::Conv2DParams p;
+  p.N = 1; p.C = 8; p.H = 12; p.W = 12;
+  p.K = 16; p.R = 3; p.S = 3;
+  p.strideH = 1; p.strideW = 1;
+  p.padTop = 1; p.padLeft = 1; p.padBottom = 1; p.padRight = 1;
+  p.dilationH = 1; p.dilationW = 1;
+  p.groups = 1;
+  p.layout = ttile::Layout::NHWC;
+  p.activation = ttile::Activation::None;
+  ttile::Conv2D conv(p);
+  int64_t oh = conv.outH(), ow = conv.outW();
+  EXPECT_EQ(oh, 12);
+  EXPECT_EQ(ow, 12);
+  Conv2D &tuned = conv.tune(quickTune());
+  EXPECT_EQ(&tuned, &conv);
+
+  ConvCase reference(p);
+  std::vector<float> output(static_cast<size_t>(p.N * oh * ow * p.K));
+  conv.run(reference.input.data(), reference.weights.data(),
+           reference.bias.data(), output.data());
+  reference.expectMatches(output);
+  std::string s = conv.scheme();
+  EXPECT_NO_THROW(scheme::parseScheme(s)) << s;
+}
+
+/// Shapes that exercise padding, strides, dilation, batches and sizes that
+/// are no multiple of a vector, with and without tuning.
+TEST_F(Conv2DTest, MatchesTheReference) {
+  struct Case {
+    const char *name;
+    Conv2DParams params;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"3x3 padding 1", smallLayer()});
+  {
+    Conv2DParams p;
+    p.N = 2; p.C = 3; p.H = 9; p.W = 11; p.K = 5; p.R = 3; p.S = 2;
+    p.strideH = 2; p.strideW = 1; p.dilationH = 1; p.dilationW = 2;
+    p.padTop = 1; p.padLeft = 0; p.padBottom = 2; p.padRight = 1;
+    p.activation = Activation::ReLU;
+    cases.push_back({"batch 2, asymmetric everything, ReLU", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 1; p.C = 4; p.H = 8; p.W = 8; p.K = 24; p.R = 3; p.S = 3;
+    cases.push_back({"valid convolution: no copy", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 2; p.C = 5; p.H = 8; p.W = 9; p.K = 7; p.R = 2; p.S = 3;
+    p.strideH = 3; p.strideW = 2;
+    p.padTop = 1; p.padLeft = 1; p.padBottom = 1; p.padRight = 1;
+    cases.push_back({"stride leaves padded rows unread", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 1; p.C = 16; p.H = 7; p.W = 6; p.K = 3; p.R = 1; p.S = 1;
+    p.strideH = 2; p.strideW = 2;
+    cases.push_back({"1x1 stride 2 without padding: copy for the pitch", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 3; p.C = 2; p.H = 6; p.W = 5; p.K = 4; p.R = 3; p.S = 3;
+    p.padBottom = 2; p.padRight = 1;
+    p.activation = Activation::ReLU;
+    cases.push_back({"padding at the end only", p});
+  }
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Conv2D conv(c.params);
+    ConvCase withBias(c.params), withoutBias(c.params, /*withBias=*/false);
+    withBias.expectMatches(withBias.run(conv));
+    withoutBias.expectMatches(withoutBias.run(conv));
+    conv.tune(quickTune());
+    withBias.expectMatches(withBias.run(conv));
+    withoutBias.expectMatches(withoutBias.run(conv));
+  }
+}
+
+TEST_F(Conv2DTest, RunsUntunedWithoutTune) {
+  Conv2D conv(smallLayer());
+  std::string before = conv.scheme();
+  EXPECT_NO_THROW(scheme::parseScheme(before)) << before;
+  ConvCase reference(smallLayer());
+  reference.expectMatches(reference.run(conv));
+  EXPECT_EQ(conv.scheme(), before);
+  Conv2D::TuneInfo info = conv.tuneInfo();
+  EXPECT_FALSE(info.tuned);
+  EXPECT_FALSE(info.cacheHit);
+  EXPECT_EQ(info.trials, 0);
+  // An untuned kernel is never cached: the next object still tunes.
+  EXPECT_TRUE(records().empty());
+}
+
+//===--- The cache --------------------------------------------------------===//
+
+TEST_F(Conv2DTest, SecondTuneIsACacheHit) {
+  Conv2DParams p = smallLayer();
+  Conv2D first(p);
+  first.tune(quickTune());
+  Conv2D::TuneInfo tuned = first.tuneInfo();
+  EXPECT_TRUE(tuned.tuned);
+  EXPECT_FALSE(tuned.cacheHit);
+  EXPECT_GE(tuned.trials, 1);
+  EXPECT_GT(tuned.gflops, 0);
+  EXPECT_GT(tuned.kernelSeconds, 0);
+  EXPECT_EQ(records().size(), 1u);
+
+  Conv2D second(p);
+  int progressCalls = 0;
+  TuneOptions options = quickTune();
+  options.progress = [&](const TuneProgress &) { ++progressCalls; };
+  second.tune(options);
+  Conv2D::TuneInfo hit = second.tuneInfo();
+  EXPECT_TRUE(hit.tuned);
+  EXPECT_TRUE(hit.cacheHit);
+  EXPECT_EQ(hit.trials, 0);
+  EXPECT_EQ(progressCalls, 0) << "a cache hit measured candidates";
+  EXPECT_EQ(hit.gflops, tuned.gflops);
+  EXPECT_EQ(second.scheme(), first.scheme());
+  ConvCase reference(p);
+  reference.expectMatches(reference.run(second));
+
+  // run() without tune() takes the cached winner too.
+  Conv2D third(p);
+  reference.expectMatches(reference.run(third));
+  EXPECT_TRUE(third.tuneInfo().tuned);
+  EXPECT_TRUE(third.tuneInfo().cacheHit);
+  EXPECT_EQ(third.scheme(), first.scheme());
+}
+
+TEST_F(Conv2DTest, RetunesWhenTheCachedRecordIsDamaged) {
+  Conv2DParams p = smallLayer();
+  Conv2D(p).tune(quickTune());
+  std::vector<fs::path> files = records();
+  ASSERT_EQ(files.size(), 1u);
+  std::string bytes = testing::readWholeFile(files[0]);
+  bytes[bytes.size() / 2] ^= 0x5a;
+  testing::writeWholeFile(files[0], bytes);
+
+  Conv2D retuned(p);
+  retuned.tune(quickTune());
+  EXPECT_FALSE(retuned.tuneInfo().cacheHit);
+  EXPECT_GE(retuned.tuneInfo().trials, 1);
+  ConvCase reference(p);
+  reference.expectMatches(reference.run(retuned));
+  // The new winner replaced the damaged record.
+  Conv2D hit(p);
+  hit.tune(quickTune());
+  EXPECT_TRUE(hit.tuneInfo().cacheHit);
+}
+
+/// Records whose checksum holds but whose content cannot be used, as only
+/// a bug or a hand-made record can give.
+TEST_F(Conv2DTest, RetunesWhenTheCachedKernelCannotBeUsed) {
+  Conv2DParams p = smallLayer();
+  runtime::ConvProblem problem(p);
+  cache::KernelEntry garbageCode;
+  garbageCode.scheme =
+      scheme::printScheme(search::untunedScheme(problem.spec()));
+  garbageCode.entryName = "ttile_kernel";
+  garbageCode.objectCode = "not an object file";
+  garbageCode.gflops = 1e6;
+  cache::KernelEntry wrongScheme = garbageCode;
+  wrongScheme.scheme = "V(x)";
+  for (const cache::KernelEntry &entry : {garbageCode, wrongScheme}) {
+    SCOPED_TRACE(entry.scheme);
+    ASSERT_TRUE(cache::KernelCache(cacheDirectory.path())
+                    .store(problem.cacheKey(), entry));
+    Conv2D conv(p);
+    ConvCase reference(p);
+    // run() falls back to the untuned kernel, tune() to tuning.
+    reference.expectMatches(reference.run(conv));
+    EXPECT_FALSE(conv.tuneInfo().tuned);
+    conv.tune(quickTune());
+    EXPECT_FALSE(conv.tuneInfo().cacheHit);
+    EXPECT_GE(conv.tuneInfo().trials, 1);
+    reference.expectMatches(reference.run(conv));
+  }
+}
+
+TEST_F(Conv2DTest, TunesWithTheCacheOff) {
+  ScopedEnvironment off("TTILE_CACHE", "off");
+  Conv2DParams p = smallLayer();
+  for (int round = 0; round < 2; ++round) {
+    Conv2D conv(p);
+    conv.tune(quickTune());
+    EXPECT_FALSE(conv.tuneInfo().cacheHit);
+    EXPECT_GE(conv.tuneInfo().trials, 1);
+    ConvCase reference(p);
+    reference.expectMatches(reference.run(conv));
+  }
+  EXPECT_TRUE(records().empty());
+}
+
+//===--- Threads ----------------------------------------------------------===//
+
+TEST_F(Conv2DTest, ManyThreadsRunOneConv2D) {
+  Conv2DParams p = smallLayer();
+  p.N = 2;
+  p.activation = Activation::ReLU;
+  // Not tuned: the threads race to compile the untuned kernel, once.
+  const Conv2D conv(p);
+  ConvCase reference(p);
+  constexpr int threads = 8, runsPerThread = 4;
+  std::vector<std::vector<float>> outputs(threads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      for (int run = 0; run < runsPerThread; ++run)
+        outputs[static_cast<size_t>(t)] = reference.run(conv);
+    });
+  for (std::thread &worker : workers)
+    worker.join();
+  for (const std::vector<float> &output : outputs)
+    reference.expectMatches(output);
+}
+
+TEST_F(Conv2DTest, RunsWhileAnotherThreadTunes) {
+  Conv2DParams p = smallLayer();
+  Conv2D conv(p);
+  ConvCase reference(p);
+  std::atomic<bool> tuned{false};
+  std::vector<std::vector<float>> outputs;
+  std::thread runner([&] {
+    do
+      outputs.push_back(reference.run(conv));
+    while (!tuned);
+  });
+  conv.tune(quickTune());
+  tuned = true;
+  runner.join();
+  for (const std::vector<float> &output : outputs)
+    reference.expectMatches(output);
+}
+
+TEST_F(Conv2DTest, TwoThreadsTuneDifferentLayers) {
+  Conv2DParams a = smallLayer();
+  Conv2DParams b = smallLayer();
+  b.K = 8;
+  b.R = b.S = 1;
+  b.padTop = b.padLeft = b.padBottom = b.padRight = 0;
+  Conv2D convA(a), convB(b);
+  std::thread other([&] { convB.tune(quickTune()); });
+  convA.tune(quickTune());
+  other.join();
+  EXPECT_TRUE(convA.tuneInfo().tuned);
+  EXPECT_TRUE(convB.tuneInfo().tuned);
+  ConvCase referenceA(a), referenceB(b);
+  referenceA.expectMatches(referenceA.run(convA));
+  referenceB.expectMatches(referenceB.run(convB));
+  EXPECT_EQ(records().size(), 2u);
+}
+
+TEST_F(Conv2DTest, TwoThreadsTuneTheSameLayerOnce) {
+  Conv2DParams p = smallLayer();
+  Conv2D first(p), second(p);
+  std::thread other([&] { second.tune(quickTune()); });
+  first.tune(quickTune());
+  other.join();
+  // The cache's lock made one wait for the other's winner.
+  EXPECT_NE(first.tuneInfo().cacheHit, second.tuneInfo().cacheHit);
+  EXPECT_EQ(first.scheme(), second.scheme());
+}
+
+//===--- Arguments --------------------------------------------------------===//
+
+void expectError(const std::function<void()> &call, const std::string &text) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected \"" << text << "\"";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find(text), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(Conv2DTest, ChecksItsBuffers) {
+  Conv2DParams p = smallLayer();
+  Conv2D conv(p);
+  ConvCase reference(p);
+  const float *in = reference.input.data(), *w = reference.weights.data(),
+              *b = reference.bias.data();
+  std::vector<float> out(static_cast<size_t>(conv.outputElements()));
+  expectError([&] { conv.run(nullptr, w, b, out.data()); }, "input is null");
+  expectError([&] { conv.run(in, nullptr, b, out.data()); },
+              "weights is null");
+  expectError([&] { conv.run(in, w, b, nullptr); }, "output is null");
+
+  std::vector<float> shared(static_cast<size_t>(
+      conv.inputElements() + conv.outputElements()));
+  expectError([&] { conv.run(shared.data(), w, b, shared.data() + 5); },
+              "output overlaps input");
+  expectError([&] { conv.run(in, shared.data() + 3, b, shared.data()); },
+              "output overlaps weights");
+  expectError([&] { conv.run(in, w, shared.data() + 7, shared.data()); },
+              "output overlaps bias");
+  // Adjacent is not overlapping.
+  std::copy(reference.input.begin(), reference.input.end(), shared.begin());
+  std::vector<float> adjacent(shared.begin(), shared.end());
+  conv.run(adjacent.data(), w, b, adjacent.data() + conv.inputElements());
+  reference.expectMatches(std::vector<float>(
+      adjacent.begin() + conv.inputElements(), adjacent.end()));
+
+  // Any float-aligned address works; less than that does not.
+  std::vector<float> offset(reference.input.size() + 1);
+  std::copy(reference.input.begin(), reference.input.end(), offset.begin() + 1);
+  std::vector<float> output(out.size() + 1);
+  conv.run(offset.data() + 1, w, b, output.data() + 1);
+  reference.expectMatches(std::vector<float>(output.begin() + 1, output.end()));
+  const float *misaligned = reinterpret_cast<const float *>(
+      reinterpret_cast<const char *>(offset.data()) + 2);
+  expectError([&] { conv.run(misaligned, w, b, out.data()); },
+              "input is not aligned");
+}
+
+TEST_F(Conv2DTest, ChecksTuneOptions) {
+  Conv2D conv(smallLayer());
+  TuneOptions options;
+  options.trials = 0;
+  expectError([&] { conv.tune(options); }, "trials (0) must be at least 1");
+  options.trials = 1;
+  options.seconds = -1;
+  expectError([&] { conv.tune(options); }, "seconds (-1");
+  options.seconds = std::numeric_limits<double>::quiet_NaN();
+  expectError([&] { conv.tune(options); }, "seconds (nan");
+}
+
+TEST_F(Conv2DTest, ReportsProgress) {
+  Conv2D conv(smallLayer());
+  std::vector<TuneProgress> steps;
+  TuneOptions options;
+  options.trials = 3;
+  options.progress = [&](const TuneProgress &step) { steps.push_back(step); };
+  conv.tune(options);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(static_cast<int>(steps.size()), conv.tuneInfo().trials);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].trial, static_cast<int>(i) + 1);
+    EXPECT_LE(steps[i].trial, steps[i].trials);
+    EXPECT_LE(steps[i].trials, 3);
+    EXPECT_GT(steps[i].bestGflops, 0);
+    if (i > 0)
+      EXPECT_GE(steps[i].bestGflops, steps[i - 1].bestGflops);
+  }
+  EXPECT_DOUBLE_EQ(steps.back().bestGflops, conv.tuneInfo().gflops);
+}
+
+TEST_F(Conv2DTest, IsMovable) {
+  Conv2DParams p = smallLayer();
+  Conv2D original(p);
+  original.tune(quickTune());
+  std::string scheme = original.scheme();
+  Conv2D moved(std::move(original));
+  ConvCase reference(p);
+  reference.expectMatches(reference.run(moved));
+  Conv2DParams other = p;
+  other.K = 4;
+  Conv2D assigned(other);
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.params().K, p.K);
+  EXPECT_EQ(assigned.scheme(), scheme);
+  reference.expectMatches(reference.run(assigned));
+}
+
+} // namespace
+} // namespace ttile

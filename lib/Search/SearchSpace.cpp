@@ -98,17 +98,28 @@ std::vector<int64_t> SearchSpace::tileOf(const MicrokernelChoice &choice) const 
 
 void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
   const spec::DimId combinationDim = spec_.dimId(family_.combinationDim);
-  auto divides = [&](const MicrokernelChoice &choice) {
+  const spec::DimId vectorDim = spec_.dimId(family_.vectorDim);
+  // Every dimension but the vectorized one must be divided. The vectorized
+  // one may end in a masked tail (K = 28269 where the paper padded to
+  // 28272): masking costs nothing measurable, and without it a size with no
+  // factor of 16 would leave only the fallback.
+  auto divides = [&](MicrokernelChoice &choice) {
     std::vector<int64_t> tile = tileOf(choice);
     for (size_t d = 0; d < tile.size(); ++d)
-      if (spec_.dims[d].size % tile[d] != 0)
+      if (static_cast<spec::DimId>(d) != vectorDim &&
+          spec_.dims[d].size % tile[d] != 0)
         return false;
+    int64_t vectorExtent = spec_.dims[vectorDim].size;
+    if (tile[vectorDim] > vectorExtent + vectorWidth_ - 1)
+      return false; // Whole vectors of padding: a smaller kernel fits.
+    choice.partial = vectorExtent % tile[vectorDim] != 0;
     return true;
   };
 
   const std::vector<int64_t> &sizes = microkernelClass.combinationSizes;
   for (int64_t size : sizes) {
-    MicrokernelChoice single{microkernelClass.shape, std::nullopt, false};
+    MicrokernelChoice single;
+    single.kernel = microkernelClass.shape;
     single.kernel.factors[combinationIndex_] = size;
     if (divides(single))
       choices_.push_back(single);
@@ -121,7 +132,8 @@ void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
           int64_t total = a * sizes[first] + b * sizes[second];
           if (total > extent || extent % total != 0)
             continue;
-          MicrokernelChoice combined{microkernelClass.shape, std::nullopt, false};
+          MicrokernelChoice combined;
+          combined.kernel = microkernelClass.shape;
           combined.kernel.factors[combinationIndex_] = sizes[first];
           combined.combination = scheme::LambdaAtom{
               family_.combinationDim,
@@ -138,6 +150,7 @@ SearchSpace::fallback(const std::vector<MicrokernelClass> &classes) const {
   // cannot be partial, take the largest factor that divides them.
   MicrokernelChoice choice;
   choice.partial = true;
+  choice.fallback = true;
   auto best = std::max_element(
       classes.begin(), classes.end(), [](const auto &a, const auto &b) {
         return a.bestPercentOfPeak < b.bestPercentOfPeak;

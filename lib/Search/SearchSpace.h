@@ -4,7 +4,8 @@
 //
 //  1. the microkernels of the offline classes whose sizes divide the
 //     problem, and the combinations a*x1 + b*x2 of two microkernels of one
-//     class along the combination dimension (h) that divide its size;
+//     class along the combination dimension (h) that divide its size; the
+//     vectorized dimension alone may end in a masked tail;
 //  2. above a microkernel, the reuse loop (c) first, over all of c or at
 //     least 32 iterations of it;
 //  3. then, level by level, a (dimension, factor) pair drawn uniformly among
@@ -36,7 +37,10 @@ namespace ttile::search {
 struct MicrokernelChoice {
   Microkernel kernel; ///< With the first size along the combination dim.
   std::optional<scheme::LambdaAtom> combination;
-  bool partial = false; ///< The fallback: covers some dimensions in excess.
+  /// Covers some dimension in excess, with masked partial tiles: the
+  /// vectorized one's tail, or any parallel one in the fallback.
+  bool partial = false;
+  bool fallback = false; ///< Nothing divided the problem.
 
   std::string str(const MicrokernelFamily &family) const;
 };
@@ -53,7 +57,7 @@ public:
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.
   const std::vector<MicrokernelChoice> &choices() const { return choices_; }
-  bool usesFallback() const { return choices_.front().partial; }
+  bool usesFallback() const { return choices_.front().fallback; }
 
   /// One random candidate: a choice drawn uniformly, completed at random.
   scheme::Scheme sample(std::mt19937_64 &random) const;

@@ -34,6 +34,11 @@ constexpr int64_t kCheckedPoints = 96;
 constexpr int64_t kFullCheckElements = 4096;
 /// Candidates the model ranks to choose a scheme without measuring.
 constexpr int kUntunedDraws = 200;
+/// Repetitions for a kernel whose single call already lasts the protocol's
+/// minimum time: a few calls give a median, and the checked call was its
+/// warm-up. A 16-GFLOP layer then costs three calls per candidate, not a
+/// dozen, and 20 trials fit in seconds.
+constexpr int kLongKernelRepetitions = 3;
 /// A candidate whose first run (cold, the one checked against the
 /// reference) is this many times slower than the best median so far cannot
 /// win; it skips the full measurement, which for a slow candidate of a large
@@ -155,8 +160,14 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                   checked->firstRunSeconds * 1e3,
                   scheme::printScheme(kernel.scheme()));
     } else {
+      measure::MeasureOptions protocol = options.measure;
+      if (checked->firstRunSeconds > protocol.minSeconds) {
+        protocol.repetitions = kLongKernelRepetitions;
+        protocol.warmupRuns = 0;
+        protocol.maxRemeasures = 0;
+      }
       measure::Measurement timing = measure::measure(
-          [&] { kernel.run(buffers.pointers()); }, options.measure);
+          [&] { kernel.run(buffers.pointers()); }, protocol);
       double gflops = flops / timing.medianSeconds * 1e-9;
       log().debug("trial {}: {:.1f} GFLOP/s {}", measured, gflops,
                   scheme::printScheme(kernel.scheme()));

@@ -89,12 +89,30 @@ TEST(SearchSpace, SamplingIsReproducible) {
               scheme::printScheme(space.sample(second)));
 }
 
-TEST(SearchSpace, PrimeAndTailSizesFallBackToPartialTiles) {
-  // K = 28269 is no multiple of 16, and H = W = 5 is below every class.
+TEST(SearchSpace, VectorTailsStayInTheStructuredSpace) {
+  // Yolo9000-23: K = 28269 is no multiple of 16, yet every class and the
+  // combinations along h = 17 remain, with a masked tail along k.
+  spec::Spec spec = testing::paperLayers()[10].spec();
+  ASSERT_EQ(testing::paperLayers()[10].name, "Yolo9000-23");
+  SearchSpace space = convSpace(spec);
+  EXPECT_FALSE(space.usesFallback());
+  bool combined = false;
+  for (const MicrokernelChoice &choice : space.choices()) {
+    EXPECT_TRUE(choice.partial);
+    combined |= choice.combination.has_value();
+  }
+  EXPECT_TRUE(combined);
+  std::mt19937_64 random(5);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
+TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
+  // H = W = 3 is below every class's h sizes, and K = 13 below a vector.
   spec::ConvShape shape;
-  shape.K = 28269;
+  shape.K = 13;
   shape.C = 8;
-  shape.H = shape.W = 5;
+  shape.H = shape.W = 3;
   spec::Spec spec = spec::conv2d(shape);
   SearchSpace space = convSpace(spec);
   ASSERT_TRUE(space.usesFallback());

@@ -1,4 +1,4 @@
-//===- ttile-tune/LayerDescriptor.cpp - benchdnn-style layers -------------===//
+//===- tools/Common/LayerDescriptor.cpp - benchdnn-style layers -----------===//
 
 #include "LayerDescriptor.h"
 

@@ -1,4 +1,4 @@
-//===- ttile-tune/Networks.h - The layers of known networks -----*- C++ -*-===//
+//===- tools/Common/Networks.h - The layers of known networks ---*- C++ -*-===//
 //
 // The convolution layers `ttile-tune --net <name>` tunes:
 //   resnet18, yolo9000  thesis Fig. 6.1 exactly: valid convolutions whose
@@ -7,8 +7,8 @@
 //                       its padding; its depthwise layers have groups = C.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TTILE_TOOLS_TTILE_TUNE_NETWORKS_H
-#define TTILE_TOOLS_TTILE_TUNE_NETWORKS_H
+#ifndef TTILE_TOOLS_COMMON_NETWORKS_H
+#define TTILE_TOOLS_COMMON_NETWORKS_H
 
 #include "ttile/ttile.h"
 
@@ -31,4 +31,4 @@ std::vector<NamedLayer> networkLayers(std::string_view name);
 
 } // namespace ttile::tools
 
-#endif // TTILE_TOOLS_TTILE_TUNE_NETWORKS_H
+#endif // TTILE_TOOLS_COMMON_NETWORKS_H

@@ -1,4 +1,4 @@
-//===- ttile-tune/Networks.cpp - The layers of known networks -------------===//
+//===- tools/Common/Networks.cpp - The layers of known networks -----------===//
 
 #include "Networks.h"
 

@@ -1,6 +1,6 @@
-//===- ttile-tune/LayerDescriptor.h - benchdnn-style layers -----*- C++ -*-===//
+//===- tools/Common/LayerDescriptor.h - benchdnn-style layers ---*- C++ -*-===//
 //
-// `ttile-tune --layer` takes a convolution in oneDNN benchdnn's notation:
+// `--layer` (ttile-tune, ttile-bench) takes a convolution in oneDNN benchdnn's notation:
 // a run of <key><number> pairs, '_' allowed between them, such as
 //
 //   ic64oc64ih56kh3ph1          g1mb1_ic3ih224_oc64oh112_kh7sh2ph3n"conv1"
@@ -25,8 +25,8 @@
 // for the width.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TTILE_TOOLS_TTILE_TUNE_LAYERDESCRIPTOR_H
-#define TTILE_TOOLS_TTILE_TUNE_LAYERDESCRIPTOR_H
+#ifndef TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H
+#define TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H
 
 #include "Networks.h"
 
@@ -42,4 +42,4 @@ NamedLayer parseLayerDescriptor(std::string_view descriptor);
 
 } // namespace ttile::tools
 
-#endif // TTILE_TOOLS_TTILE_TUNE_LAYERDESCRIPTOR_H
+#endif // TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H

@@ -42,8 +42,11 @@ constexpr int kLongKernelRepetitions = 3;
 /// A candidate whose first run (cold, the one checked against the
 /// reference) is this many times slower than the best median so far cannot
 /// win; it skips the full measurement, which for a slow candidate of a large
-/// layer costs seconds.
+/// layer costs seconds. A short kernel's cold run can be several times its
+/// warm one, and measuring it is cheap: the bound is loose there; a long
+/// kernel runs cold almost as fast as warm, and measuring it is expensive.
 constexpr double kHopelessSlowdown = 4.0;
+constexpr double kHopelessSlowdownLongKernel = 2.0;
 
 using Clock = std::chrono::steady_clock;
 
@@ -154,14 +157,15 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     }
     ++measured;
     const jit::Kernel &kernel = checked->kernel;
-    if (best && checked->firstRunSeconds >
-                    kHopelessSlowdown * best->timing.medianSeconds) {
+    bool longKernel = checked->firstRunSeconds > options.measure.minSeconds;
+    double hopeless = longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
+    if (best && checked->firstRunSeconds > hopeless * best->timing.medianSeconds) {
       log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
                   checked->firstRunSeconds * 1e3,
                   scheme::printScheme(kernel.scheme()));
     } else {
       measure::MeasureOptions protocol = options.measure;
-      if (checked->firstRunSeconds > protocol.minSeconds) {
+      if (longKernel) {
         protocol.repetitions = kLongKernelRepetitions;
         protocol.warmupRuns = 0;
         protocol.maxRemeasures = 0;

@@ -18,6 +18,7 @@
 
 #include "LayerDescriptor.h"
 #include "Networks.h"
+#include "ToolMain.h"
 
 #include "Runtime/ConvParams.h"
 #include "Search/Tuner.h"
@@ -29,15 +30,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <vector>
 
 using namespace ttile;
 
 namespace {
-
-constexpr int ExitFailure = 1;
-constexpr int ExitUsage = 2;
 
 using Clock = std::chrono::steady_clock;
 
@@ -154,8 +151,7 @@ int main(int argc, char **argv) {
   strategies->add_option("--seeds", options.seeds, "searches per strategy")
       ->check(CLI::Range(1, 1000));
 
-  try {
-    app.parse(argc, argv);
+  return tools::runTool(app, argc, argv, [&] {
     std::vector<tools::NamedLayer> layers = layersOf(options);
     if (layers.empty())
       throw CLI::ValidationError("--net/--layer", "give at least one layer");
@@ -182,10 +178,5 @@ int main(int argc, char **argv) {
                 millisecondsSince(processStart),
                 allWarm ? "" : " (some layers were tuned)");
     return 0;
-  } catch (const CLI::ParseError &error) {
-    return app.exit(error) == 0 ? 0 : ExitUsage;
-  } catch (const Error &error) {
-    std::cerr << "ttile-bench: error: " << error.what() << "\n";
-    return ExitFailure;
-  }
+  });
 }

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProblemOptions.h"
+#include "ToolMain.h"
 
 #include "JIT/Kernel.h"
 #include "Measure/Benchmark.h"
@@ -35,9 +36,6 @@
 using namespace ttile;
 
 namespace {
-
-constexpr int ExitFailure = 1;
-constexpr int ExitUsage = 2;
 
 struct Options {
   tools::ProblemOptions problem;
@@ -112,7 +110,7 @@ int run(const Options &options) {
   else if (compile.keepAssembly)
     std::cout << kernel.assembly();
   if (options.check && !checkKernel(kernel))
-    return ExitFailure;
+    return tools::kExitFailure;
   if (options.measure)
     measureKernel(*spec, kernel.scheme(), compile, options.repeat);
   return 0;
@@ -124,10 +122,6 @@ int main(int argc, char **argv) {
   CLI::App app("Lower a ttile scheme to LLVM IR or assembly, JIT-compiled "
                "in-process.",
                "ttile-gen");
-  app.failure_message([](const CLI::App *, const CLI::Error &error) {
-    return "ttile-gen: usage error: " + std::string(error.what()) +
-           "\nRun with --help for more information.\n";
-  });
   Options options;
   options.problem.addTo(app);
   app.add_option("--emit", options.emit,
@@ -145,13 +139,5 @@ int main(int argc, char **argv) {
                "do not insert the Hoist of the output accumulators");
   app.add_option("scheme", options.scheme, "the scheme")->required();
 
-  try {
-    app.parse(argc, argv);
-    return run(options);
-  } catch (const CLI::ParseError &error) {
-    return app.exit(error) == 0 ? 0 : ExitUsage;
-  } catch (const Error &error) {
-    std::cerr << "ttile-gen: error: " << error.what() << "\n";
-    return ExitFailure;
-  }
+  return tools::runTool(app, argc, argv, [&] { return run(options); });
 }

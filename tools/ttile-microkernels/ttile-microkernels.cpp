@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolMain.h"
+
 #include "Cache/RecordStore.h"
 #include "Scheme/SchemeParser.h"
 #include "Search/MicrokernelSpace.h"
@@ -36,8 +38,6 @@ using namespace ttile::search;
 
 namespace {
 
-constexpr int ExitFailure = 1;
-constexpr int ExitUsage = 2;
 
 struct Options {
   std::string family = "conv2d";
@@ -207,7 +207,7 @@ int run(const Options &options) {
       family, bounds, options.threshold, options.quick, stage);
   if (table.classes.empty()) {
     std::fprintf(stderr, "ttile-microkernels: no candidate ran correctly\n");
-    return ExitFailure;
+    return tools::kExitFailure;
   }
   // Saved before the long listing, which a closed pipe may cut short.
   std::vector<std::string> report;
@@ -215,7 +215,7 @@ int run(const Options &options) {
   printSummary(table, family);
   for (const std::string &line : report)
     std::printf("%s\n", line.c_str());
-  return saved ? 0 : ExitFailure;
+  return saved ? 0 : tools::kExitFailure;
 }
 
 } // namespace
@@ -224,10 +224,6 @@ int main(int argc, char **argv) {
   CLI::App app("Measure the candidate microkernels of this machine and store "
                "their classes for the search (the offline stage).",
                "ttile-microkernels");
-  app.failure_message([](const CLI::App *, const CLI::Error &error) {
-    return "ttile-microkernels: usage error: " + std::string(error.what()) +
-           "\nRun with --help for more information.\n";
-  });
   Options options;
   app.add_option("--family", options.family, "the operator")
       ->check(CLI::IsMember({"conv2d", "matmul"}));
@@ -251,16 +247,5 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1e-4, 10.0));
   app.add_flag("--list", options.list,
                "print the candidates, one scheme a line, and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &error) {
-    return app.exit(error) == 0 ? 0 : ExitUsage;
-  }
-
-  try {
-    return run(options);
-  } catch (const Error &error) {
-    std::fprintf(stderr, "ttile-microkernels: %s\n", error.what());
-    return ExitFailure;
-  }
+  return tools::runTool(app, argc, argv, [&] { return run(options); });
 }

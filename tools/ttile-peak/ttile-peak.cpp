@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolMain.h"
+
 #include "Measure/MemoryBandwidth.h"
 #include "Measure/PeakProbe.h"
 #include "Measure/Timer.h"
@@ -24,9 +26,6 @@
 using namespace ttile;
 
 namespace {
-
-constexpr int ExitCompileFailed = 1;
-constexpr int ExitUsage = 2;
 
 /// The probes report their fastest batch; how far the median lags behind
 /// says how loaded the machine was.
@@ -66,22 +65,11 @@ int main(int argc, char **argv) {
   CLI::App app("Measure the FP32 peak of one thread, the figure ttile's "
                "percentages refer to.",
                "ttile-peak");
-  app.failure_message([](const CLI::App *, const CLI::Error &error) {
-    return "ttile-peak: usage error: " + std::string(error.what()) +
-           "\nRun with --help for more information.\n";
-  });
   bool bandwidth = false, assembly = false;
   app.add_flag("--bandwidth", bandwidth,
                "also measure the read bandwidth of one thread");
   app.add_flag("--asm", assembly, "print the peak probe's assembly");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &error) {
-    // --help is a ParseError that exits with 0.
-    return app.exit(error) == 0 ? 0 : ExitUsage;
-  }
-
-  try {
+  return tools::runTool(app, argc, argv, [&] {
     if (assembly)
       std::cout << measure::peakProbeAssembly();
     std::printf("host:      %s\n", host().summary().c_str());
@@ -89,9 +77,6 @@ int main(int argc, char **argv) {
     printPeak();
     if (bandwidth)
       printBandwidth();
-  } catch (const Error &error) {
-    std::fprintf(stderr, "ttile-peak: %s\n", error.what());
-    return ExitCompileFailed;
-  }
-  return 0;
+    return 0;
+  });
 }

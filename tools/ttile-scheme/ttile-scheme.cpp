@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProblemOptions.h"
+#include "ToolMain.h"
 #include "Scheme/Footprint.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
@@ -26,9 +27,6 @@
 using namespace ttile;
 
 namespace {
-
-constexpr int ExitInvalid = 1;
-constexpr int ExitUsage = 2;
 
 struct Options {
   tools::ProblemOptions problem;
@@ -62,10 +60,6 @@ int main(int argc, char **argv) {
   CLI::App app("Parse, validate and measure ttile optimization schemes "
                "(docs/SchemeLanguage.md).",
                "ttile-scheme");
-  app.failure_message([](const CLI::App *, const CLI::Error &error) {
-    return "ttile-scheme: usage error: " + std::string(error.what()) +
-           "\nRun with --help for more information.\n";
-  });
   Options options;
   options.vectorWidth = host().vectorWidth;
   options.problem.addTo(app);
@@ -79,13 +73,5 @@ int main(int argc, char **argv) {
                  "the scheme, e.g. \"R(j) T(64,k) U(6,i) U(2,j) V(j)\"")
       ->required();
 
-  try {
-    app.parse(argc, argv);
-    return run(options);
-  } catch (const CLI::ParseError &error) {
-    return app.exit(error) == 0 ? 0 : ExitUsage;
-  } catch (const Error &error) {
-    std::cerr << "ttile-scheme: error: " << error.what() << "\n";
-    return ExitInvalid;
-  }
+  return tools::runTool(app, argc, argv, [&] { return run(options); });
 }

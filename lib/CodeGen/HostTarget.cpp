@@ -33,4 +33,16 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine() {
   return std::move(*machine);
 }
 
+void setTargetAttributes(llvm::Function &function,
+                         const llvm::TargetMachine &targetMachine) {
+  function.addFnAttr("target-cpu", targetMachine.getTargetCPU());
+  function.addFnAttr("target-features", targetMachine.getTargetFeatureString());
+  if (targetMachine.getTargetFeatureString().contains("+avx512f")) {
+    function.addFnAttr("prefer-vector-width", "512");
+    function.addFnAttr("min-legal-vector-width", "512");
+  }
+  function.addFnAttr(llvm::Attribute::NoUnwind);
+  function.addFnAttr("frame-pointer", "none");
+}
+
 } // namespace ttile::codegen

@@ -3,6 +3,7 @@
 #include "CodeGen/KernelIR.h"
 
 #include "CodeGen/EmitContext.h"
+#include "CodeGen/HostTarget.h"
 #include "CodeGen/LoopNest.h"
 #include "ttile/Error.h"
 
@@ -11,21 +12,6 @@
 
 namespace ttile::codegen {
 namespace {
-
-/// What the code may assume about the CPU. LLVM prefers 256-bit vectors on
-/// AVX-512 parts and would split our <16 x float> operations in two unless
-/// told that 512 bits are both preferred and legal.
-void setTargetAttributes(llvm::Function &function,
-                         const llvm::TargetMachine &targetMachine) {
-  function.addFnAttr("target-cpu", targetMachine.getTargetCPU());
-  function.addFnAttr("target-features", targetMachine.getTargetFeatureString());
-  if (targetMachine.getTargetFeatureString().contains("+avx512f")) {
-    function.addFnAttr("prefer-vector-width", "512");
-    function.addFnAttr("min-legal-vector-width", "512");
-  }
-  function.addFnAttr(llvm::Attribute::NoUnwind);
-  function.addFnAttr("frame-pointer", "none");
-}
 
 llvm::Function *createBody(llvm::Module &module, const spec::Spec &spec,
                            const std::string &name) {

@@ -67,7 +67,12 @@ void Kernel::run(std::span<float *const> tensors) const {
       throw Error("buffer for tensor " + spec_.tensors[i].name + " is null");
     arguments.push_back(tensors[i]);
   }
-  arguments.push_back(threadScratch(scratch_.bytesFor(workerCount())));
+  // Only a kernel with packs inside a parallel loop needs the worker count,
+  // and asking starts the worker threads.
+  int64_t scratchBytes = scratch_.perWorkerBytes
+                             ? scratch_.bytesFor(workerCount())
+                             : scratch_.sharedBytes;
+  arguments.push_back(threadScratch(scratchBytes));
   code_->entry()(arguments.data());
 }
 

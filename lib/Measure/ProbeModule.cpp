@@ -27,17 +27,9 @@ ProbeModule::ProbeModule(const std::string &name)
   entry_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name_,
                                   *module_);
   entry_->getArg(0)->setName("args");
-  // The attributes of ttile's kernels (CodeGen/KernelIR.cpp): without the
-  // vector-width pair, LLVM splits 512-bit vectors on AVX-512 parts and the
-  // probe would measure half the machine.
-  entry_->addFnAttr("target-cpu", targetMachine_->getTargetCPU());
-  entry_->addFnAttr("target-features",
-                    targetMachine_->getTargetFeatureString());
-  if (targetMachine_->getTargetFeatureString().contains("+avx512f")) {
-    entry_->addFnAttr("prefer-vector-width", "512");
-    entry_->addFnAttr("min-legal-vector-width", "512");
-  }
-  entry_->addFnAttr(llvm::Attribute::NoUnwind);
+  // The attributes of ttile's kernels: without them the probe would run on
+  // half-width vectors and measure half the machine.
+  codegen::setTargetAttributes(*entry_, *targetMachine_);
   builder_.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", entry_));
 }
 

@@ -9,6 +9,7 @@
 
 #include "Spec/SpecBuilders.h"
 #include "Support/Host.h"
+#include "ttile/Error.h"
 
 namespace ttile {
 namespace {
@@ -134,6 +135,27 @@ TEST(Lowering, ParallelTile) {
 TEST(Lowering, FusedParallelLoop) {
   EXPECT_TRUE(compilesAndMatches(spec::matmul(24, 2 * lanes(), 16),
                                  "Tfused([(j,2),(i,4)]) T(16,k) U(6,i) V(j)"));
+}
+
+TEST(Lowering, RunRejectsMissingBuffers) {
+  spec::Spec spec = spec::matmul(4, lanes(), 8);
+  jit::Kernel kernel = jit::compileKernel(spec, scheme::parseScheme("R(i) T(8,k) V(j)"));
+  measure::TensorBuffers buffers(spec, 1);
+  auto message = [](const auto &call) -> std::string {
+    try {
+      call();
+    } catch (const Error &error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(message([&] { kernel.run(buffers.pointers().first(2)); }),
+            "kernel expects 3 buffers, got 2");
+  std::vector<float *> withNull(buffers.pointers().begin(),
+                                buffers.pointers().end());
+  withNull[1] = nullptr;
+  EXPECT_EQ(message([&] { kernel.run(withNull); }),
+            "buffer for tensor A is null");
 }
 
 TEST(Lowering, ContractionWithThreeDimensionalTensors) {

@@ -37,6 +37,10 @@ struct TensorView {
   llvm::Value *base = nullptr;
   std::vector<int64_t> strides;      ///< Per axis of the spec's tensor.
   std::vector<llvm::Value *> origin; ///< Per axis, i64; nullptr means 0.
+  /// Accesses check the tensor's zero-padded axes (ZeroPadding.h): set on
+  /// a padded input's own buffer until loop versioning proves the tile
+  /// inside it; never on a packed copy, whose padding is materialized.
+  bool zeroPadded = false;
 };
 
 struct LoopEnv {
@@ -54,6 +58,9 @@ struct LoopEnv {
   /// Set below a Hoist: the accumulators travel in registers, and reduction
   /// loops no longer move `first` and `last`.
   bool insideHoist = false;
+  /// Set below the node where the kernel was versioned for padding, in both
+  /// copies (ZeroPadding.h).
+  bool paddingVersioned = false;
 };
 
 class EmitContext {

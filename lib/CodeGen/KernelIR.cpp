@@ -79,7 +79,8 @@ KernelIR lowerToLLVM(const spec::Spec &spec, const scheme::TileTree &tree,
   for (size_t t = 0; t < spec.tensors.size(); ++t)
     env.views.push_back(TensorView{
         body->getArg(t), spec.tensors[t].strides(),
-        std::vector<llvm::Value *>(spec.tensors[t].axes.size(), nullptr)});
+        std::vector<llvm::Value *>(spec.tensors[t].axes.size(), nullptr),
+        spec.tensors[t].hasZeroPadding()});
   env.sharedScratch = body->getArg(spec.tensors.size());
 
   LoopNestEmitter(cx, kernel.scratch).emit(tree.root, env, {});

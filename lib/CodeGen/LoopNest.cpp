@@ -5,6 +5,7 @@
 #include "CodeGen/Pack.h"
 #include "CodeGen/ParallelLoop.h"
 #include "CodeGen/RegisterTile.h"
+#include "CodeGen/ZeroPadding.h"
 #include "ttile/Error.h"
 
 namespace ttile::codegen {
@@ -29,6 +30,8 @@ std::vector<llvm::Value *>
 LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                       std::vector<llvm::Value *> carried) {
   using Kind = TileNode::Kind;
+  if (isPaddingVersionPoint(cx_, env, node))
+    return emitPaddingVersions(node, env, std::move(carried));
   bool registerTile =
       node.kind == Kind::Body ||
       (node.kind == Kind::Loop && (node.loopKind == LoopKind::Unrolled ||
@@ -102,6 +105,40 @@ LoopNestEmitter::emitSequence(const TileNode &node, const LoopEnv &env,
     start += loop.extent[dim];
   }
   return carried;
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emitPaddingVersions(const TileNode &node, const LoopEnv &env,
+                                     std::vector<llvm::Value *> carried) {
+  llvm::IRBuilder<> &b = cx_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *interior = llvm::BasicBlock::Create(cx_.context, "interior", function);
+  auto *border = llvm::BasicBlock::Create(cx_.context, "border", function);
+  auto *join = llvm::BasicBlock::Create(cx_.context, "padding.join", function);
+  b.CreateCondBr(tileInsidePadding(cx_, env, node), interior, border);
+
+  b.SetInsertPoint(interior);
+  std::vector<llvm::Value *> fromInterior =
+      emit(node, withoutPaddingChecks(env), carried);
+  llvm::BasicBlock *interiorEnd = b.GetInsertBlock();
+  b.CreateBr(join);
+
+  b.SetInsertPoint(border);
+  LoopEnv checked = env;
+  checked.paddingVersioned = true;
+  std::vector<llvm::Value *> fromBorder = emit(node, checked, carried);
+  llvm::BasicBlock *borderEnd = b.GetInsertBlock();
+  b.CreateBr(join);
+
+  b.SetInsertPoint(join);
+  std::vector<llvm::Value *> merged;
+  for (size_t i = 0; i < fromInterior.size(); ++i) {
+    llvm::PHINode *phi = b.CreatePHI(fromInterior[i]->getType(), 2);
+    phi->addIncoming(fromInterior[i], interiorEnd);
+    phi->addIncoming(fromBorder[i], borderEnd);
+    merged.push_back(phi);
+  }
+  return merged;
 }
 
 void LoopNestEmitter::emitHoist(const TileNode &node, const LoopEnv &env) {

@@ -8,6 +8,8 @@
 //             them in phis, stored once after (thesis 4.3: compilers do this
 //             unreliably, so ttile does it itself);
 //   Pack      see Pack.h;
+//   padding   a node versioned into interior and border copies
+//             (ZeroPadding.h);
 //   Tpar,
 //   Tfused    the body outlined into a function that the runtime's
 //             ttile_parallel_for runs on its workers (ParallelLoop.h).
@@ -40,6 +42,11 @@ private:
   std::vector<llvm::Value *> emitSequence(const TileNode &node,
                                           const LoopEnv &env,
                                           std::vector<llvm::Value *> carried);
+  /// `node` twice, for tiles inside the padded inputs and for the others
+  /// (ZeroPadding.h); the carried values meet in phis.
+  std::vector<llvm::Value *>
+  emitPaddingVersions(const TileNode &node, const LoopEnv &env,
+                      std::vector<llvm::Value *> carried);
   void emitHoist(const TileNode &node, const LoopEnv &env);
   void emitRegisterTileWithAccumulators(const TileNode &node,
                                         const LoopEnv &env);

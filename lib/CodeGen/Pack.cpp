@@ -2,6 +2,8 @@
 
 #include "CodeGen/Pack.h"
 
+#include "CodeGen/ZeroPadding.h"
+
 #include <functional>
 
 namespace ttile::codegen {
@@ -31,6 +33,20 @@ bool axisMayOverrun(const EmitContext &cx, const spec::TensorAxis &axis) {
   return false;
 }
 
+/// The source element at `index` (per axis): through the padding check
+/// when the source is a zero-padded view, else directly.
+llvm::Value *sourcePointer(EmitContext &cx, const TensorView &source,
+                           int tensor, std::span<llvm::Value *const> index) {
+  if (source.zeroPadded)
+    return zeroPaddedElementPointer(cx, source, tensor, index);
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *offset = cx.constant(0);
+  for (size_t a = 0; a < index.size(); ++a)
+    offset = b.CreateAdd(offset,
+                         b.CreateMul(index[a], cx.constant(source.strides[a])));
+  return b.CreateInBoundsGEP(cx.f32, source.base, offset);
+}
+
 } // namespace
 
 LoopEnv emitPack(EmitContext &cx, const TileNode &node,
@@ -50,24 +66,24 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
   std::vector<llvm::Value *> position(tensor.axes.size());
   std::function<void(size_t)> copyAxis = [&](size_t level) {
     if (level == node.axisOrder.size()) {
-      llvm::Value *sourceOffset = cx.constant(0);
+      std::vector<llvm::Value *> sourceIndex;
       llvm::Value *packedOffset = cx.constant(0);
       for (size_t a = 0; a < tensor.axes.size(); ++a) {
         llvm::Value *index = b.CreateAdd(origin[a], position[a]);
-        if (axisMayOverrun(cx, tensor.axes[a]))
+        // A padded axis reads zeros past its end instead (ZeroPadding.h).
+        if (axisMayOverrun(cx, tensor.axes[a]) && !source.zeroPadded)
           index = b.CreateBinaryIntrinsic(
               llvm::Intrinsic::smin, index,
               cx.constant(tensor.axes[a].extent - 1));
         if (source.origin[a])
           index = b.CreateSub(index, source.origin[a]);
-        sourceOffset = b.CreateAdd(
-            sourceOffset, b.CreateMul(index, cx.constant(source.strides[a])));
+        sourceIndex.push_back(index);
         packedOffset = b.CreateAdd(
             packedOffset,
             b.CreateMul(position[a], cx.constant(buffer.strides[a])));
       }
       llvm::Value *value = b.CreateAlignedLoad(
-          cx.f32, b.CreateInBoundsGEP(cx.f32, source.base, sourceOffset),
+          cx.f32, sourcePointer(cx, source, node.tensor, sourceIndex),
           kElementAlign);
       b.CreateAlignedStore(
           value, b.CreateInBoundsGEP(cx.f32, packed, packedOffset),

@@ -25,7 +25,9 @@ void planNode(const scheme::TileNode &node, const spec::Spec &spec,
       int64_t span = 1;
       for (const spec::AffineExpr::Term &term : axis.index.terms)
         span += term.coeff * (node.extent[term.dim] - 1);
-      buffer.extents.push_back(std::min(span, axis.extent));
+      // A tile reaching into the padding packs its zeros too.
+      buffer.extents.push_back(axis.zeroPadded ? span
+                                               : std::min(span, axis.extent));
     }
     // Row-major over the packed order: the last listed axis is contiguous.
     buffer.strides.assign(tensor.axes.size(), 0);

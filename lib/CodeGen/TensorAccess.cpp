@@ -2,6 +2,8 @@
 
 #include "CodeGen/TensorAccess.h"
 
+#include "CodeGen/ZeroPadding.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -94,7 +96,7 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Tensor &t = cx.spec.tensors[tensor];
   const TensorView &view = env.views[tensor];
-  llvm::Value *offset = cx.constant(0);
+  std::vector<llvm::Value *> axisIndex;
   for (size_t a = 0; a < t.axes.size(); ++a) {
     const spec::AffineExpr &index = t.axes[a].index;
     llvm::Value *axis = cx.constant(index.constant);
@@ -105,8 +107,14 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
     }
     if (view.origin[a])
       axis = b.CreateSub(axis, view.origin[a]);
-    offset = b.CreateAdd(offset, b.CreateMul(axis, cx.constant(view.strides[a])));
+    axisIndex.push_back(axis);
   }
+  if (view.zeroPadded)
+    return zeroPaddedElementPointer(cx, view, tensor, axisIndex);
+  llvm::Value *offset = cx.constant(0);
+  for (size_t a = 0; a < t.axes.size(); ++a)
+    offset = b.CreateAdd(offset,
+                         b.CreateMul(axisIndex[a], cx.constant(view.strides[a])));
   // Only a masked access may form an address past the end of a tensor, so
   // every other address is in bounds.
   bool inBounds = clampPartial || !usesPartialDim(cx, t);

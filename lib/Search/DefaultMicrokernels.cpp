@@ -13,27 +13,28 @@ namespace ttile::search {
 
 namespace {
 
-/// A conv2d class: factors in MicrokernelFamily::conv2d().unrolled order
-/// (s r c w h k, k in vectors), h left 0; its h sizes; its best percentage
-/// of peak (0 where it was not measured).
-struct ConvClass {
+/// A class of the table's family: factors in the family's unrolled order
+/// (conv2d: s r c w h k, k in vectors), the combination dimension left 0;
+/// its sizes along that dimension; its best percentage of peak (0 where it
+/// was not measured).
+struct BuiltInClass {
   std::vector<int64_t> shape;
   std::vector<int64_t> sizes;
   double best;
 };
 
-struct ConvTable {
+struct BuiltInTable {
   const char *source; ///< Where the classes come from.
   const char *bounds; ///< UnrollBounds::name.
-  std::vector<ConvClass> classes;
+  std::vector<BuiltInClass> classes;
 };
 
 // The classes of the full stage on an AMD EPYC Zen 5 (LLVM name znver5;
 // KVM guest, 2 vCPUs) with ttile 0.1.0 and LLVM 19.1.7, on 2026-11-22: for
 // each candidate, the median of three full stages; threshold 0.8 x best
 // (99.8% of peak). See docs/Microkernels.md.
-const ConvTable &avx512Classes() {
-  static const ConvTable table{
+const BuiltInTable &avx512Classes() {
+  static const BuiltInTable table{
       "znver5",
       "vregs32",
       {
@@ -496,14 +497,47 @@ const ConvTable &avx512Classes() {
 // 8 independent accumulators (2 FMA units of latency 4 or 5): the 6 x 16
 // tile of BLIS (h 6, 2 vectors) with its neighbours, the 4 x 24 tile
 // (3 vectors), and one vector by 8 to 14 rows.
-const ConvTable &avx2Classes() {
-  static const ConvTable table{
+const BuiltInTable &avx2Classes() {
+  static const BuiltInTable table{
       "hand-picked (BLIS, oneDNN)",
       "vregs16",
       {
           {{1, 1, 1, 1, 0, 2}, {4, 5, 6, 7}, 0},
           {{1, 1, 1, 1, 0, 3}, {3, 4}, 0},
           {{1, 1, 1, 1, 0, 1}, {8, 9, 10, 11, 12, 13, 14}, 0},
+      }};
+  return table;
+}
+
+// Depthwise classes (factors s w g, g in vectors, w the combination
+// dimension): `ttile-microkernels --family depthwise --threshold 0.5
+// --passes 3` on the same machine, 78 candidates. The threshold is lower
+// than conv2d's: depthwise layers are memory-bound, so the variety of tile
+// sizes (w = 7 for 7 x 7 layers) matters more than the last percent of
+// register-level speed.
+const BuiltInTable &avx512DepthwiseClasses() {
+  static const BuiltInTable table{
+      "znver5",
+      "vregs32",
+      {
+          {{5, 0, 1}, {15}, 88.1},
+          {{7, 0, 1}, {14, 15}, 84.5},
+          {{3, 0, 1}, {14, 15}, 80.8},
+          {{7, 0, 2}, {8, 9, 10, 11}, 53.7},
+          {{5, 0, 2}, {7, 8, 10, 11, 12}, 51.9},
+          {{3, 0, 2}, {7, 8, 10}, 48.8},
+      }};
+  return table;
+}
+
+// For 16 registers: the AVX-512 shapes at half the accumulators.
+const BuiltInTable &avx2DepthwiseClasses() {
+  static const BuiltInTable table{
+      "hand-picked",
+      "vregs16",
+      {
+          {{3, 0, 1}, {6, 7, 8, 9, 10, 11, 12}, 0},
+          {{5, 0, 1}, {6, 7, 8}, 0},
       }};
   return table;
 }
@@ -526,7 +560,7 @@ convCounterparts(const MicrokernelFamily &family) {
 
 /// The class in `family`'s terms, if its conv2d shape has one.
 std::optional<MicrokernelClass> translate(const MicrokernelFamily &family,
-                                          const ConvClass &convClass) {
+                                          const BuiltInClass &convClass) {
   const MicrokernelFamily &conv = MicrokernelFamily::conv2d();
   const Microkernel convShape{convClass.shape};
   const std::map<std::string, std::string> counterpart =
@@ -548,18 +582,26 @@ std::optional<MicrokernelClass> translate(const MicrokernelFamily &family,
 
 MicrokernelTable builtInMicrokernelTable(const MicrokernelFamily &family,
                                          const HostInfo &host) {
-  const ConvTable &source =
-      host.vectorRegisters >= 32 ? avx512Classes() : avx2Classes();
+  const bool avx512 = host.vectorRegisters >= 32;
+  const bool depthwise = family.name == MicrokernelFamily::depthwise().name;
+  const BuiltInTable &source =
+      depthwise ? (avx512 ? avx512DepthwiseClasses() : avx2DepthwiseClasses())
+                : (avx512 ? avx512Classes() : avx2Classes());
   MicrokernelTable table;
   table.family = family.name;
   table.origin = TableOrigin::BuiltIn;
   table.cpuName = source.source;
   table.bounds = source.bounds;
   table.threshold = kDefaultClassThreshold;
-  for (const ConvClass &convClass : source.classes)
-    if (std::optional<MicrokernelClass> translated =
-            translate(family, convClass))
+  for (const BuiltInClass &builtIn : source.classes) {
+    if (depthwise) {
+      table.classes.push_back(MicrokernelClass{Microkernel{builtIn.shape},
+                                               builtIn.sizes, builtIn.best});
+    } else if (std::optional<MicrokernelClass> translated =
+                   translate(family, builtIn)) {
       table.classes.push_back(std::move(*translated));
+    }
+  }
   return table;
 }
 

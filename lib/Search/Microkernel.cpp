@@ -26,6 +26,24 @@ const MicrokernelFamily &MicrokernelFamily::matmul() {
   return family;
 }
 
+// A depthwise convolution (one input channel per group, and one output)
+// has no channel reduction to hold accumulators over: its microkernels
+// vectorize the channels (g), unroll w and the window's columns s, and the
+// loop right above runs over the window's rows r with the accumulators in
+// registers. Loads outnumber multiply-adds here: the layer is memory-bound.
+const MicrokernelFamily &MicrokernelFamily::depthwise() {
+  static const MicrokernelFamily family{
+      "depthwise", {"s", "w", "g"}, "g", "w", "r", {"w", "g"}, {"s"}};
+  return family;
+}
+
+const MicrokernelFamily *MicrokernelFamily::find(std::string_view name) {
+  for (const MicrokernelFamily *family : {&conv2d(), &matmul(), &depthwise()})
+    if (family->name == name)
+      return family;
+  return nullptr;
+}
+
 namespace {
 
 size_t positionOf(const MicrokernelFamily &family, const std::string &dim) {

@@ -6,7 +6,8 @@
 //
 //   U(s_s,s) U(s_r,r) U(s_c,c) U(s_w,w) U(s_h,h) U(s_k,k) V(k)
 //
-// for a convolution, or U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
+// for a convolution, U(s_s,s) U(s_w,w) U(s_g,g) V(g) for a depthwise one,
+// or U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
 // are data here, as in XNNPACK: one family description per operator says
 // which dimensions unroll, in which order, which one is vectorized, which
 // one two microkernels may be combined along (the Lambda dimension), and
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttile::search {
@@ -40,6 +42,9 @@ struct MicrokernelFamily {
 
   static const MicrokernelFamily &conv2d();
   static const MicrokernelFamily &matmul();
+  static const MicrokernelFamily &depthwise();
+  /// The family called `name`; nullptr for none.
+  static const MicrokernelFamily *find(std::string_view name);
 };
 
 struct Microkernel {

@@ -53,6 +53,15 @@ spec::Spec microkernelProblem(const MicrokernelFamily &family,
     shape.S = size.at("s");
     return spec::conv2d(shape);
   }
+  if (family.name == "depthwise") {
+    spec::ConvShape shape;
+    shape.K = shape.C = shape.groups = size.at("g");
+    shape.W = size.at("w");
+    shape.S = size.at("s");
+    // The reuse loop runs over the window's rows, which no U unrolls.
+    shape.R = options.reuseCount;
+    return spec::conv2d(shape);
+  }
   if (family.name == "matmul")
     return spec::matmul(size.at("i"), size.at("j"), size.at("k"));
   throw Error("no microkernel problem for the family '" + family.name + "'",

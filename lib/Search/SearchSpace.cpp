@@ -42,12 +42,11 @@ const T &pickUniform(const std::vector<T> &items, std::mt19937_64 &random) {
 } // namespace
 
 const MicrokernelFamily &familyOf(const spec::Spec &spec) {
-  if (spec.name == "conv2d")
-    return MicrokernelFamily::conv2d();
-  if (spec.name == "matmul")
-    return MicrokernelFamily::matmul();
+  // spec::conv2d names its depthwise specs "depthwise".
+  if (const MicrokernelFamily *family = MicrokernelFamily::find(spec.name))
+    return *family;
   throw Error("no microkernel family describes the " + spec.name +
-              " spec; tuning supports conv2d and matmul");
+              " spec; tuning supports conv2d, depthwise and matmul");
 }
 
 std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {

@@ -80,7 +80,7 @@ private:
   std::vector<MicrokernelChoice> choices_;
 };
 
-/// The family whose microkernels fit `spec`: conv2d or matmul. Throws
+/// The family whose microkernels fit `spec`: conv2d, depthwise or matmul. Throws
 /// ttile::Error for a spec no family describes.
 const MicrokernelFamily &familyOf(const spec::Spec &spec);
 

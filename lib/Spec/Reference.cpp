@@ -85,6 +85,9 @@ public:
       return buffers[tensor];
     };
     for (int input : spec.inputIndices()) {
+      for (const TensorAxis &axis : spec.tensors[input].axes)
+        if (axis.zeroPadded)
+          paddedAxes_.push_back({&axis.index, axis.extent});
       inputs_.push_back(buffer(input));
       inputAccesses_.emplace_back(spec, spec.tensors[input]);
     }
@@ -94,12 +97,20 @@ public:
     }
     for (DimId dim = 0; dim < static_cast<DimId>(spec.dims.size()); ++dim)
       (spec.isReduction(dim) ? reductionDims_ : parallelDims_).push_back(dim);
-    // The longest reduction runs innermost, as a plain strided loop; the
-    // other reductions go through the slower generic odometer.
-    auto longest = std::max_element(
-        reductionDims_.begin(), reductionDims_.end(), [&](DimId a, DimId b) {
-          return spec.dims[a].size < spec.dims[b].size;
-        });
+    // The longest reduction that indexes no padded axis runs innermost, as a
+    // plain strided loop; the other reductions go through the slower generic
+    // odometer, which checks for the padding.
+    auto indexesPadding = [&](DimId dim) {
+      return std::any_of(
+          paddedAxes_.begin(), paddedAxes_.end(),
+          [&](const PaddedAxis &axis) { return axis.index->uses(dim); });
+    };
+    auto longest = reductionDims_.end();
+    for (auto it = reductionDims_.begin(); it != reductionDims_.end(); ++it)
+      if (!indexesPadding(*it) &&
+          (longest == reductionDims_.end() ||
+           spec.dims[*it].size > spec.dims[*longest].size))
+        longest = it;
     if (longest != reductionDims_.end()) {
       innerSize_ = spec.dims[*longest].size;
       for (const LinearAccess &access : inputAccesses_)
@@ -140,6 +151,8 @@ public:
     const int64_t *innerSteps = innerSteps_.data();
     const float **rows = rows_.data();
     do {
+      if (readsPadding(point))
+        continue; // Every product of the inner loop reads a zero.
       for (size_t input = 0; input < inputCount; ++input)
         rows[input] = inputs_[input] + offsets_[input];
       for (int64_t i = 0; i < innerSize_; ++i) {
@@ -163,6 +176,26 @@ public:
   }
 
 private:
+  /// An input axis whose indices outside [0, extent) read zero.
+  struct PaddedAxis {
+    const AffineExpr *index;
+    int64_t extent;
+  };
+
+  /// Whether some input index at the parallel `point` and the current
+  /// reduction point falls in the zero padding. The inner loop's reduction
+  /// never indexes a padded axis, so the answer holds for the whole loop.
+  bool readsPadding(std::span<const int64_t> point) const {
+    for (const PaddedAxis &axis : paddedAxes_) {
+      int64_t index = axis.index->constant;
+      for (const AffineExpr::Term &term : axis.index->terms)
+        index += term.coeff * (point[term.dim] + reductionPoint_[term.dim]);
+      if (index < 0 || index >= axis.extent)
+        return true;
+    }
+    return false;
+  }
+
   const Spec &spec_;
   LinearAccess output_;
   std::vector<const float *> inputs_;
@@ -172,6 +205,7 @@ private:
   std::vector<DimId> parallelDims_;
   /// The reductions walked by the odometer, all but the innermost one.
   std::vector<DimId> reductionDims_;
+  std::vector<PaddedAxis> paddedAxes_; ///< Of every input.
   int64_t innerSize_ = 1;
   std::vector<int64_t> innerSteps_; ///< Per input.
   // Scratch state of evaluate(), kept to avoid allocating per element.

@@ -18,10 +18,7 @@ namespace ttile::spec {
 
 namespace {
 
-/// Tensors larger than this are rejected: 2^40 f32 elements are 4 TiB, far
-/// beyond any buffer ttile can be handed, so a bigger count is a mistake in
-/// the sizes (often an overflow upstream) rather than a real problem.
-constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+constexpr int64_t kMaxTensorElements = int64_t{1} << kMaxTensorElementsLog2;
 
 /// a * b, or a ttile::Error saying which quantity overflowed.
 int64_t multiplyChecked(int64_t a, int64_t b, const std::string &what) {
@@ -104,8 +101,11 @@ private:
       if (!axisNames.insert(axis.name).second)
         fail("tensor '" + tensor.name + "' has two axes named '" + axis.name +
              "'");
-      verifyIndex(axis,
-                  "tensor '" + tensor.name + "' axis '" + axis.name + "'");
+      std::string where =
+          "tensor '" + tensor.name + "' axis '" + axis.name + "'";
+      if (axis.zeroPadded && tensor.role != TensorRole::Input)
+        fail(where + " is zero-padded, but only inputs may be");
+      verifyIndex(axis, where);
       // Each dimension indexes at most one axis of a tensor (E[i, i] is not
       // in the class): Tensor::axisOf and the tiling rely on it.
       for (const AffineExpr::Term &term : axis.index.terms)
@@ -126,7 +126,7 @@ private:
 
   void verifyIndex(const TensorAxis &axis, const std::string &where) const {
     const AffineExpr &index = axis.index;
-    if (index.constant < 0)
+    if (index.constant < 0 && !axis.zeroPadded)
       fail(where + " has a negative constant " +
            std::to_string(index.constant));
     int64_t maxIndex = index.constant;
@@ -146,7 +146,7 @@ private:
           multiplyChecked(term.coeff, dim.size - 1, "the index of " + where),
           "the index of " + where);
     }
-    if (axis.extent <= maxIndex)
+    if (axis.extent <= maxIndex && !axis.zeroPadded)
       fail(where + " has extent " + std::to_string(axis.extent) +
            " but its index reaches " + std::to_string(maxIndex));
   }
@@ -207,8 +207,10 @@ std::string indexString(const Spec &spec, const AffineExpr &index) {
   }
   if (text.empty())
     return std::to_string(index.constant);
+  if (index.constant > 0)
+    text += '+';
   if (index.constant != 0)
-    text += '+' + std::to_string(index.constant);
+    text += std::to_string(index.constant);
   return text;
 }
 
@@ -217,7 +219,8 @@ std::string accessString(const Spec &spec, const Tensor &tensor) {
   for (size_t i = 0; i < tensor.axes.size(); ++i) {
     if (i != 0)
       text += ',';
-    text += indexString(spec, tensor.axes[i].index);
+    std::string index = indexString(spec, tensor.axes[i].index);
+    text += tensor.axes[i].zeroPadded ? "pad(" + index + ")" : index;
   }
   return text + ']';
 }
@@ -296,11 +299,20 @@ std::optional<int> Tensor::axisOf(DimId dim) const {
   return std::nullopt;
 }
 
-int64_t Tensor::offsetAt(std::span<const int64_t> point) const {
+bool Tensor::hasZeroPadding() const {
+  return std::any_of(axes.begin(), axes.end(),
+                     [](const TensorAxis &axis) { return axis.zeroPadded; });
+}
+
+std::optional<int64_t> Tensor::offsetAt(std::span<const int64_t> point) const {
   std::vector<int64_t> axisStrides = strides();
   int64_t offset = 0;
-  for (size_t i = 0; i < axes.size(); ++i)
-    offset += axisStrides[i] * axes[i].index.evaluate(point);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t index = axes[i].index.evaluate(point);
+    if (index < 0 || index >= axes[i].extent)
+      return std::nullopt; // verify() allows that on zero-padded axes only.
+    offset += axisStrides[i] * index;
+  }
   return offset;
 }
 

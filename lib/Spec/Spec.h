@@ -25,6 +25,11 @@
 
 namespace ttile::spec {
 
+/// Tensors of more than 2^40 elements are rejected: 2^40 f32 elements are
+/// 4 TiB, far beyond any buffer ttile can be handed, so a bigger count is a
+/// mistake in the sizes (often an overflow upstream) rather than a problem.
+inline constexpr int kMaxTensorElementsLog2 = 40;
+
 /// Index of a dimension in Spec::dims.
 using DimId = int;
 
@@ -43,7 +48,8 @@ struct Dim {
 };
 
 /// constant + sum(coeff * dim). Coefficients are positive, and a dimension
-/// appears at most once (thesis 3.1: E[i, i] is not in the class).
+/// appears at most once (thesis 3.1: E[i, i] is not in the class). The
+/// constant is negative only on a zero-padded axis.
 struct AffineExpr {
   struct Term {
     DimId dim;
@@ -66,7 +72,12 @@ enum class TensorRole { Output, Input, Bias };
 struct TensorAxis {
   std::string name;  ///< e.g. "h" for the input axis h*stride + r*dilation.
   AffineExpr index;  ///< Which element along this axis an iteration reads.
-  int64_t extent = 1;
+  int64_t extent = 1; ///< Elements stored along the axis.
+  /// Indices outside [0, extent) read zero instead of memory: the implicit
+  /// padding of a convolution's input, whose index h*stride + r*dilation -
+  /// padTop may then have a negative constant and reach past the extent.
+  /// Only input tensors have such axes.
+  bool zeroPadded = false;
 };
 
 /// A dense tensor stored row-major over its axes: the last axis is the
@@ -81,10 +92,12 @@ struct Tensor {
   /// Stride of each axis, in elements.
   std::vector<int64_t> strides() const;
   bool uses(DimId dim) const;
+  bool hasZeroPadding() const;
   /// The axis whose index uses `dim`, if any.
   std::optional<int> axisOf(DimId dim) const;
-  /// Linear offset, in elements, of the element an iteration point accesses.
-  int64_t offsetAt(std::span<const int64_t> point) const;
+  /// Linear offset, in elements, of the element an iteration point accesses;
+  /// none when the point reads the zero padding.
+  std::optional<int64_t> offsetAt(std::span<const int64_t> point) const;
 };
 
 enum class Activation { None, ReLU };

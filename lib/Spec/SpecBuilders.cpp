@@ -56,6 +56,28 @@ Tensor tensor(std::string name, TensorRole role, std::vector<TensorAxis> axes) {
   return Tensor{std::move(name), role, ElementType::F32, std::move(axes)};
 }
 
+/// The input axis a convolution reads at out*stride + window*dilation -
+/// padBegin, zero-padded where that reaches outside the `inputSize` stored
+/// elements (0: exactly what the window reaches, less the padding).
+TensorAxis slidingAxis(std::string name, DimId out, int64_t outSize,
+                       int64_t stride, DimId window, int64_t windowSize,
+                       int64_t dilation, int64_t padBegin, int64_t padEnd,
+                       int64_t inputSize, const std::string &reachText) {
+  int64_t reach =
+      slidingExtent(outSize, stride, windowSize, dilation, reachText);
+  int64_t extent = inputSize ? inputSize : reach - padBegin - padEnd;
+  if (extent < 1)
+    throw Error("conv2d: the padding along " + name + " (" +
+                std::to_string(padBegin) + ", " + std::to_string(padEnd) +
+                ") leaves no input");
+  TensorAxis result = axis(std::move(name),
+                           AffineExpr::of(out, stride).plus(window, dilation),
+                           extent);
+  result.index.constant = -padBegin;
+  result.zeroPadded = padBegin > 0 || reach - padBegin > extent;
+  return result;
+}
+
 } // namespace
 
 Spec conv2d(const ConvShape &shape) {
@@ -70,43 +92,88 @@ Spec conv2d(const ConvShape &shape) {
       {"strideH", shape.strideH},
       {"strideW", shape.strideW},
       {"dilationH", shape.dilationH},
-      {"dilationW", shape.dilationW}};
+      {"dilationW", shape.dilationW},
+      {"groups", shape.groups}};
   for (const auto &[field, value] : fields)
     requirePositive(std::string("ConvShape.") + field, value);
+  const std::pair<const char *, int64_t> nonNegative[] = {
+      {"padTop", shape.padTop},     {"padLeft", shape.padLeft},
+      {"padBottom", shape.padBottom}, {"padRight", shape.padRight},
+      {"inputH", shape.inputH},     {"inputW", shape.inputW}};
+  for (const auto &[field, value] : nonNegative)
+    if (value < 0)
+      throw Error(std::string("ConvShape.") + field + " must be >= 0, got " +
+                  std::to_string(value));
+  for (const auto &[field, channels] :
+       {std::pair{"K", shape.K}, std::pair{"C", shape.C}})
+    if (channels % shape.groups != 0)
+      throw Error("conv2d: groups (" + std::to_string(shape.groups) +
+                  ") does not divide " + field + " (" +
+                  std::to_string(channels) + ")");
 
+  const bool grouped = shape.groups > 1;
   Spec spec;
-  spec.name = "conv2d";
-  spec.dims = {dim("n", DimKind::Parallel, shape.N),
-               dim("k", DimKind::Parallel, shape.K),
-               dim("c", DimKind::Reduction, shape.C),
-               dim("h", DimKind::Parallel, shape.H),
-               dim("w", DimKind::Parallel, shape.W),
-               dim("r", DimKind::Reduction, shape.R),
-               dim("s", DimKind::Reduction, shape.S)};
+  // One input channel per group: the depthwise microkernels fit it
+  // (Search/Microkernel.h), not the convolution's. Its c would have size 1,
+  // and so would k without a channel multiplier.
+  const bool depthwise = grouped && shape.C == shape.groups;
+  const int64_t multiplier = shape.K / shape.groups;
+  spec.name = depthwise ? "depthwise" : "conv2d";
+  spec.dims.push_back(dim("n", DimKind::Parallel, shape.N));
+  if (grouped)
+    spec.dims.push_back(dim("g", DimKind::Parallel, shape.groups));
+  if (!depthwise || multiplier > 1)
+    spec.dims.push_back(dim("k", DimKind::Parallel, multiplier));
+  if (!depthwise)
+    spec.dims.push_back(dim("c", DimKind::Reduction, shape.C / shape.groups));
+  spec.dims.push_back(dim("h", DimKind::Parallel, shape.H));
+  spec.dims.push_back(dim("w", DimKind::Parallel, shape.W));
+  spec.dims.push_back(dim("r", DimKind::Reduction, shape.R));
+  spec.dims.push_back(dim("s", DimKind::Reduction, shape.S));
   auto id = [&](std::string_view name) { return spec.dimId(name); };
   auto plain = [&](std::string_view name) { return plainAxis(spec, name); };
+  // The channel axes: k (c) alone, or the group then k (c) within it. A
+  // depthwise convolution vectorizes the groups, which must therefore be
+  // contiguous: its input has g alone, and its output, weights and bias the
+  // multiplier, if any, outside g.
+  auto channels = [&](std::string_view name) {
+    if (depthwise)
+      return name == "k" && multiplier > 1 ? std::vector{plain("k"), plain("g")}
+                                           : std::vector{plain("g")};
+    return grouped ? std::vector{plain("g"), plain(name)}
+                   : std::vector{plain(name)};
+  };
+  auto withChannels = [&](std::vector<TensorAxis> axes,
+                          std::string_view name) {
+    for (TensorAxis &channel : channels(name))
+      axes.push_back(std::move(channel));
+    return axes;
+  };
 
-  AffineExpr inputRow =
-      AffineExpr::of(id("h"), shape.strideH).plus(id("r"), shape.dilationH);
-  AffineExpr inputColumn =
-      AffineExpr::of(id("w"), shape.strideW).plus(id("s"), shape.dilationW);
-  int64_t inputHeight =
-      slidingExtent(shape.H, shape.strideH, shape.R, shape.dilationH,
-                    "height (H-1)*strideH + (R-1)*dilationH + 1");
-  int64_t inputWidth =
-      slidingExtent(shape.W, shape.strideW, shape.S, shape.dilationW,
-                    "width (W-1)*strideW + (S-1)*dilationW + 1");
+  TensorAxis inputRow =
+      slidingAxis("h", id("h"), shape.H, shape.strideH, id("r"), shape.R,
+                  shape.dilationH, shape.padTop, shape.padBottom, shape.inputH,
+                  "height (H-1)*strideH + (R-1)*dilationH + 1");
+  TensorAxis inputColumn =
+      slidingAxis("w", id("w"), shape.W, shape.strideW, id("s"), shape.S,
+                  shape.dilationW, shape.padLeft, shape.padRight, shape.inputW,
+                  "width (W-1)*strideW + (S-1)*dilationW + 1");
 
   spec.tensors = {
       tensor("O", TensorRole::Output,
-             {plain("n"), plain("h"), plain("w"), plain("k")}),
+             withChannels({plain("n"), plain("h"), plain("w")}, "k")),
       tensor("I", TensorRole::Input,
-             {plain("n"), axis("h", std::move(inputRow), inputHeight),
-              axis("w", std::move(inputColumn), inputWidth), plain("c")}),
+             withChannels({plain("n"), std::move(inputRow),
+                           std::move(inputColumn)},
+                          "c")),
       tensor("W", TensorRole::Input,
-             {plain("r"), plain("s"), plain("c"), plain("k")})};
+             withChannels(depthwise ? std::vector{plain("r"), plain("s")}
+                                    : std::vector{plain("r"), plain("s"),
+                                                  plain("c")},
+                          "k"))};
   if (shape.bias)
-    spec.tensors.push_back(tensor("B", TensorRole::Bias, {plain("k")}));
+    spec.tensors.push_back(
+        tensor("B", TensorRole::Bias, withChannels({}, "k")));
   spec.activation = shape.activation;
   spec.verify();
   return spec;

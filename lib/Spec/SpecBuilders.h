@@ -9,16 +9,39 @@
 
 namespace ttile::spec {
 
-/// A valid (pre-padded) 2D convolution, as in thesis Fig. 6.1: H and W are
-/// the *output* sizes, and the input is (H-1)*strideH + (R-1)*dilationH + 1
-/// rows high. Dimensions n, k, c, h, w (parallel: n, k, h, w; reduction: c,
-/// r, s). Layouts: input I[n, h*sh + r*dh, w*sw + s*dw, c] (NHWC),
-/// weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK), and with
-/// `bias` a bias B[k] added to every output channel. The activation is
+/// A 2D convolution in the form of thesis Fig. 6.1: H and W are the
+/// *output* sizes. Dimensions n, k, c, h, w (parallel: n, k, h, w;
+/// reduction: c, r, s). Layouts: input I[n, h*sh + r*dh, w*sw + s*dw, c]
+/// (NHWC), weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK), and
+/// with `bias` a bias B[k] added to every output channel. The activation is
 /// applied to the sum.
+///
+/// Padding: the input's rows are read at h*sh + r*dh - padTop, and rows
+/// outside the input read zero (a zero-padded axis), likewise for columns;
+/// the input is inputH x inputW, or without padding exactly what the
+/// window reaches: (H-1)*sh + (R-1)*dh + 1 rows.
+///
+/// Groups: with groups > 1, K and C are split into `groups` groups of
+/// K/groups and C/groups channels, a parallel dimension g runs over them,
+/// and k and c count channels within a group; the channel axes become two,
+/// O[n, h, w, g, k], I[n, ., ., g, c] and W[r, s, c, g, k], the same memory
+/// as NHWK, NHWC and RSCK with K/groups (C/groups) channels per group.
+///
+/// Depthwise: with C = groups (one input channel per group), the spec is
+/// named "depthwise", for the microkernels that fit it, and has no c; its
+/// microkernels vectorize g, which is contiguous everywhere:
+/// O[n, h, w, g], I[n, ., ., g], W[r, s, g], B[g]. With a channel
+/// multiplier K/groups = M > 1, k runs over it *outside* g: O[n, h, w, k, g],
+/// W[r, s, k, g], B[k, g], which is not the NHWK and RSCK memory order (that
+/// has g outside k); the caller converts (Runtime/LayoutConversion.h).
 struct ConvShape {
   int64_t N = 1, K = 1, C = 1, H = 1, W = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  /// The input's height and width; 0: derived from the output, the window
+  /// and the padding.
+  int64_t inputH = 0, inputW = 0;
+  int64_t groups = 1;
   bool bias = false;
   Activation activation = Activation::None;
 };

@@ -16,12 +16,16 @@ void usageError(const std::string &option, const std::string &message) {
 
 namespace {
 
-int64_t parsePositive(const std::string &option, std::string_view text) {
+/// An integer of at least `least` (0 or 1).
+int64_t parseInteger(const std::string &option, std::string_view text,
+                     int64_t least = 1) {
   int64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(),
                                       value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1)
-    usageError(option, "'" + std::string(text) + "' is not a positive integer");
+  if (error != std::errc() || end != text.data() + text.size() || value < least)
+    usageError(option, "'" + std::string(text) + "' is not a " +
+                           (least == 0 ? "non-negative" : "positive") +
+                           " integer");
   return value;
 }
 
@@ -42,7 +46,7 @@ std::vector<int64_t> parseList(const std::string &option,
                                size_t most) {
   std::vector<int64_t> values;
   for (std::string_view item : splitCommas(text))
-    values.push_back(parsePositive(option, item));
+    values.push_back(parseInteger(option, item));
   if (values.size() < least || values.size() > most)
     usageError(option, "expected " + std::to_string(least) +
                            (least == most ? "" : " to " + std::to_string(most)) +
@@ -51,16 +55,18 @@ std::vector<int64_t> parseList(const std::string &option,
   return values;
 }
 
-/// "i=4,j=8": names with positive values, each name at most once.
+/// "i=4,j=8": names with values of at least `least`, each name at most once.
 std::map<std::string, int64_t> parseAssignments(const std::string &option,
-                                                std::string_view text) {
+                                                std::string_view text,
+                                                int64_t least = 1) {
   std::map<std::string, int64_t> values;
   for (std::string_view item : splitCommas(text)) {
     size_t equals = item.find('=');
     if (equals == std::string_view::npos || equals == 0)
       usageError(option, "expected name=value, got '" + std::string(item) + "'");
     std::string name(item.substr(0, equals));
-    if (!values.emplace(name, parsePositive(option, item.substr(equals + 1)))
+    if (!values
+             .emplace(name, parseInteger(option, item.substr(equals + 1), least))
              .second)
       usageError(option, "'" + name + "' is given twice");
   }
@@ -85,14 +91,17 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
       {"N", &shape.N},          {"K", &shape.K},         {"C", &shape.C},
       {"H", &shape.H},          {"W", &shape.W},         {"R", &shape.R},
       {"S", &shape.S},          {"sh", &shape.strideH},  {"sw", &shape.strideW},
-      {"dh", &shape.dilationH}, {"dw", &shape.dilationW}};
+      {"dh", &shape.dilationH}, {"dw", &shape.dilationW}, {"g", &shape.groups},
+      {"pt", &shape.padTop},    {"pl", &shape.padLeft},  {"pb", &shape.padBottom},
+      {"pr", &shape.padRight}};
+  // Paddings may be 0; spec::conv2d names any other field that is not >= 1.
   for (const auto &[name, value] :
-       parseAssignments("--conv-full", options.convFull)) {
+       parseAssignments("--conv-full", options.convFull, 0)) {
     auto field = fields.find(name);
     if (field == fields.end())
       usageError("--conv-full", "unknown field '" + name +
                                     "' (fields: N, K, C, H, W, R, S, sh, sw, "
-                                    "dh, dw)");
+                                    "dh, dw, g, pt, pl, pb, pr)");
     *field->second = value;
   }
   return spec::conv2d(shape);
@@ -119,7 +128,8 @@ void ProblemOptions::addTo(CLI::App &app) {
   auto *convFullOption = app.add_option(
       "--conv-full", convFull,
       "2D convolution with every field: \"N=1,K=..,C=..,H=..,W=..,R=..,S=..,"
-      "sh=..,sw=..,dh=..,dw=..\" (omitted fields are 1)");
+      "sh=..,sw=..,dh=..,dw=..,g=..,pt=..,pl=..,pb=..,pr=..\" (H, W: the "
+      "output; K, C: all channels; omitted paddings are 0, other fields 1)");
   auto *matmulOption =
       app.add_option("--matmul", matmul, "matrix multiplication I,J,K");
   auto *einsumOption = app.add_option(

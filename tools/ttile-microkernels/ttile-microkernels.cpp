@@ -1,6 +1,6 @@
 //===- ttile-microkernels.cpp - Run the offline stage ---------------------===//
 //
-//   ttile-microkernels [--family conv2d|matmul] [--quick] [--threshold X]
+//   ttile-microkernels [--family conv2d|depthwise|matmul] [--quick] [--threshold X]
 //                      [--json FILE] [--no-store] [--compile-threads N]
 //                      [--passes N] [--min-seconds S] [--list]
 //
@@ -184,9 +184,7 @@ bool saveTable(const MicrokernelTable &table, const MicrokernelFamily &family,
 }
 
 int run(const Options &options) {
-  const MicrokernelFamily &family = options.family == "matmul"
-                                        ? MicrokernelFamily::matmul()
-                                        : MicrokernelFamily::conv2d();
+  const MicrokernelFamily &family = *MicrokernelFamily::find(options.family);
   const UnrollBounds &bounds = UnrollBounds::forHost(host());
   if (options.list) {
     std::vector<Microkernel> candidates = enumerate(family, bounds);
@@ -226,7 +224,7 @@ int main(int argc, char **argv) {
                "ttile-microkernels");
   Options options;
   app.add_option("--family", options.family, "the operator")
-      ->check(CLI::IsMember({"conv2d", "matmul"}));
+      ->check(CLI::IsMember({"conv2d", "depthwise", "matmul"}));
   app.add_flag("--quick", options.quick,
                "measure only the candidates unrolled along the vectorized and "
                "combination dimensions");

@@ -81,6 +81,28 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
     shape.S = uniform(random, 1, 3);
     shape.strideH = uniform(random, 1, 2);
     shape.dilationW = uniform(random, 1, 2);
+    // Zero padding, read by the kernel, sometimes wider than the window,
+    // on an input of any size: what the window reaches beyond it is zero.
+    if (chance(random, 0.5)) {
+      for (int64_t *pad : {&shape.padTop, &shape.padLeft, &shape.padBottom,
+                           &shape.padRight})
+        *pad = uniform(random, 0, 3);
+      shape.inputH = uniform(random, 1, 12);
+      shape.inputW = uniform(random, 1, 8);
+    }
+    // Grouped, or depthwise (one channel per group).
+    switch (uniform(random, 0, 3)) {
+    case 0:
+      shape.groups = uniform(random, 2, 3);
+      shape.C *= shape.groups;
+      shape.K = shape.groups * uniform(random, 1, 12);
+      break;
+    case 1:
+      shape.groups = shape.C = shape.K;
+      break;
+    default:
+      break;
+    }
     shape.bias = chance(random, 0.5);
     if (chance(random, 0.5))
       shape.activation = spec::Activation::ReLU;

@@ -128,9 +128,35 @@ TEST(SearchSpace, FallbackWithoutAnyClass) {
   EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
 }
 
+TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
+  // MobileNet's 3x3 depthwise layer at 7x7 with 1024 channels and padding:
+  // w = 7 takes the 7-wide classes, and every sample validates.
+  spec::ConvShape shape{.K = 1024, .C = 1024, .H = 7, .W = 7, .R = 3, .S = 3,
+                        .padTop = 1, .padLeft = 1, .padBottom = 1,
+                        .padRight = 1, .groups = 1024, .bias = true};
+  spec::Spec spec = spec::conv2d(shape);
+  const MicrokernelFamily &family = familyOf(spec);
+  EXPECT_EQ(family.name, "depthwise");
+  // Factors s, w, g (g in vectors), w left 0.
+  std::vector<MicrokernelClass> classes = {{{{3, 0, 1}}, {14, 15}, 80},
+                                           {{{3, 0, 2}}, {7, 8, 10}, 49}};
+  SearchSpace space(spec, family, classes, kWidth);
+  EXPECT_FALSE(space.usesFallback());
+  std::mt19937_64 random(3);
+  for (int i = 0; i < 20; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    EXPECT_NE(scheme::printScheme(scheme).find("U(3,s) U(7,w) U(2,g) V(g)"),
+              std::string::npos);
+    EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth));
+  }
+}
+
 TEST(SearchSpace, FamilyOfSpecs) {
   EXPECT_EQ(familyOf(spec::matmul(4, 4, 4)).name, "matmul");
   EXPECT_EQ(familyOf(testing::paperLayers()[0].spec()).name, "conv2d");
+  // Grouped with several channels per group: a conv2d with a g dimension.
+  EXPECT_EQ(familyOf(spec::conv2d({.K = 8, .C = 8, .groups = 2})).name,
+            "conv2d");
   EXPECT_THROW(familyOf(spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}})),
                Error);
 }

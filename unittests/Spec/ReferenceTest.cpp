@@ -25,6 +25,38 @@ TEST(ReferenceTest, SmallConvByHand) {
   EXPECT_EQ(output, (std::vector<float>{37, 47, 67, 77}));
 }
 
+TEST(ReferenceTest, ZeroPaddingByHand) {
+  // A 3x3 window of ones over a 3x3 input padded by one on every side sums
+  // the neighbourhood of each pixel; the padding adds nothing.
+  Spec spec = conv2d({.H = 3,
+                      .W = 3,
+                      .R = 3,
+                      .S = 3,
+                      .padTop = 1,
+                      .padLeft = 1,
+                      .padBottom = 1,
+                      .padRight = 1});
+  std::vector<float> input = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<float> weights(9, 1.0f);
+  std::vector<float> output(9, -1.0f);
+  float *buffers[] = {output.data(), input.data(), weights.data()};
+  runReference(spec, buffers);
+  EXPECT_EQ(output,
+            (std::vector<float>{12, 21, 16, 27, 45, 33, 24, 39, 28}));
+}
+
+TEST(ReferenceTest, PaddingWiderThanTheWindowReadsOnlyZeros) {
+  // padTop = 3 with R = 2: the first output row sees only padding.
+  Spec spec = conv2d({.H = 3, .W = 1, .R = 2, .padTop = 3, .inputH = 2});
+  std::vector<float> input = {5, 7};
+  std::vector<float> weights = {1, 10};
+  std::vector<float> output(3, -1.0f);
+  float *buffers[] = {output.data(), input.data(), weights.data()};
+  runReference(spec, buffers);
+  // Rows read: (-3, -2), (-2, -1), (-1, 0).
+  EXPECT_EQ(output, (std::vector<float>{0, 0, 50}));
+}
+
 TEST(ReferenceTest, SmallMatmulByHand) {
   Spec spec = matmul(2, 2, 2);
   std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8}, c(4);

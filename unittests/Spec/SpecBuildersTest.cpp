@@ -78,6 +78,45 @@ TEST(Conv2dTest, StridedDilatedShape) {
   EXPECT_EQ(column.constant, 0);
 }
 
+TEST(Conv2dTest, PaddingIsAZeroPaddedInputAxis) {
+  Spec spec = conv2d({.C = 2, .H = 4, .W = 4, .R = 3, .S = 3, .padTop = 1,
+                      .padLeft = 2, .padBottom = 1, .padRight = 0});
+  const Tensor &input = spec.tensors[1];
+  EXPECT_TRUE(input.axes[1].zeroPadded);
+  EXPECT_EQ(input.axes[1].index.constant, -1);
+  EXPECT_EQ(input.axes[1].extent, 4); // 4 + 3 - 1 - 2 padded rows.
+  EXPECT_TRUE(input.axes[2].zeroPadded);
+  EXPECT_EQ(input.axes[2].extent, 4);
+  EXPECT_TRUE(spec.str().starts_with(
+      "O[n,h,w,k] += I[n,pad(h+r-1),pad(w+s-2),c] * W[r,s,c,k] "));
+  // Only inputs may be padded, and only padded axes go below zero.
+  Spec broken = spec;
+  broken.tensors[0].axes[1].zeroPadded = true;
+  EXPECT_TRUE(throwsErrorWith([&] { broken.verify(); }, "only inputs"));
+  broken = spec;
+  broken.tensors[1].axes[1].zeroPadded = false;
+  EXPECT_TRUE(throwsErrorWith([&] { broken.verify(); }, "negative constant"));
+}
+
+TEST(Conv2dTest, GroupsAndDepthwise) {
+  Spec grouped = conv2d({.K = 8, .C = 6, .groups = 2});
+  EXPECT_EQ(grouped.name, "conv2d");
+  EXPECT_EQ(dimNames(grouped), (Names{"n", "g", "k", "c", "h", "w", "r", "s"}));
+  EXPECT_EQ(grouped.dims[grouped.dimId("k")].size, 4);
+  EXPECT_EQ(grouped.dims[grouped.dimId("c")].size, 3);
+  EXPECT_TRUE(grouped.str().starts_with(
+      "O[n,h,w,g,k] += I[n,h+r,w+s,g,c] * W[r,s,c,g,k] "));
+  Spec depthwise = conv2d({.K = 32, .C = 32, .groups = 32, .bias = true});
+  EXPECT_EQ(depthwise.name, "depthwise");
+  EXPECT_EQ(dimNames(depthwise), (Names{"n", "g", "h", "w", "r", "s"}));
+  EXPECT_TRUE(depthwise.str().starts_with(
+      "O[n,h,w,g] += I[n,h+r,w+s,g] * W[r,s,g] + B[g]"));
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.K = 8, .C = 6, .groups = 4}); },
+                              "groups (4) does not divide K (8)") ||
+              throwsErrorWith([] { conv2d({.K = 8, .C = 6, .groups = 4}); },
+                              "groups (4) does not divide C (6)"));
+}
+
 TEST(Conv2dTest, RejectsNonPositiveFields) {
   EXPECT_TRUE(throwsErrorWith([] { conv2d({.K = 0}); },
                               "ConvShape.K must be >= 1, got 0"));

@@ -2,8 +2,10 @@
 
 option(TTILE_BUILD_TESTS "Build the unit tests and the lit test suite" ON)
 option(TTILE_ENABLE_SANITIZERS "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(TTILE_ENABLE_TSAN "Build with ThreadSanitizer (the concurrency stage of scripts/test)" OFF)
 option(TTILE_ENABLE_FUZZERS "Build the libFuzzer targets (requires Clang)" OFF)
 option(TTILE_WITH_PAPI "Use PAPI for hardware counters when it is found" ON)
+option(TTILE_WITH_ONEDNN "Compare with oneDNN in ttile-bench when it is found" ON)
 
 # Warnings apply to ttile's own code only, through this interface target.
 add_library(ttile_warnings INTERFACE)
@@ -19,6 +21,18 @@ if(TTILE_ENABLE_SANITIZERS)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize=function
                       -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+endif()
+
+if(TTILE_ENABLE_TSAN)
+  if(TTILE_ENABLE_SANITIZERS)
+    message(FATAL_ERROR "TTILE_ENABLE_TSAN and TTILE_ENABLE_SANITIZERS exclude "
+                        "each other: ThreadSanitizer cannot run with AddressSanitizer")
+  endif()
+  # Only ttile's own code is instrumented: LLVM's shared library and the
+  # JIT-compiled kernels are not, so TSan sees ttile's threads, locks and
+  # atomics, not the kernels' loads and stores (scripts/tsan.supp).
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
 endif()
 
 # ccache makes the several build trees of a developer (plain, sanitizers,

@@ -40,6 +40,14 @@ enum {
 /* Values of ttile_conv2d_params.activation, applied to the sum + bias. */
 enum { TTILE_ACTIVATION_NONE = 0, TTILE_ACTIVATION_RELU = 1 };
 
+/* Values of ONNX's auto_pad, for ttile_conv2d_params_auto_pad. */
+enum {
+  TTILE_AUTO_PAD_NOTSET = 0,     /* the explicit padding, left as it is */
+  TTILE_AUTO_PAD_SAME_UPPER = 1, /* outH = ceil(H/strideH), odd pad at end */
+  TTILE_AUTO_PAD_SAME_LOWER = 2, /* the same, odd pad at the beginning */
+  TTILE_AUTO_PAD_VALID = 3       /* no padding */
+};
+
 /* The fields of ttile::Conv2DParams, with the same names and meaning. Start
  * from ttile_conv2d_params_init(), which sets the defaults. */
 typedef struct ttile_conv2d_params {
@@ -65,6 +73,12 @@ typedef struct ttile_conv2d ttile_conv2d;
  * groups 1, no padding, NHWC, no activation, and the sizes C, H, W, K, R, S
  * 0, which the caller must set. */
 ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params);
+
+/* ttile::setAutoPad: sets padTop, padLeft, padBottom and padRight from H,
+ * W, R, S, the strides and the dilations, as ONNX's auto_pad `autoPad`
+ * (TTILE_AUTO_PAD_*) does. Leaves `params` as it is after a failure. */
+ttile_status ttile_conv2d_params_auto_pad(ttile_conv2d_params *params,
+                                          int32_t autoPad);
 
 /* Validates `params` and creates a convolution in `*out`, which
  * ttile_conv2d_destroy must release. `*out` is null after a failure. */
@@ -119,7 +133,7 @@ namespace ttile {
 /// How the tensors are laid out in memory, outermost axis first.
 enum class Layout {
   NHWC, ///< Input NHWC, weights RSCK (HWIO), output NHWK.
-  NCHW, ///< Input NCHW, weights KCRS (OIHW), output NKHW. Not supported yet.
+  NCHW, ///< Input NCHW, weights KCRS (OIHW), output NKHW.
 };
 
 /// Applied to each output element after the bias is added, in the kernel.
@@ -135,10 +149,31 @@ struct Conv2DParams {
   int64_t strideH = 1, strideW = 1;
   int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
   int64_t dilationH = 1, dilationW = 1;
-  int64_t groups = 1; ///< Only 1 is supported yet.
+  /// Divides C and K: each group convolves C/groups input channels into
+  /// K/groups outputs. groups = C is depthwise (K = M*C: multiplier M).
+  int64_t groups = 1;
   Layout layout = Layout::NHWC;
   Activation activation = Activation::None;
 };
+
+/// ONNX's auto_pad attribute of Conv, for setAutoPad.
+enum class AutoPad {
+  NotSet,    ///< The explicit padding of Conv2DParams.
+  SameUpper, ///< outH = ceil(H / strideH); an odd pad goes at the end.
+  SameLower, ///< The same, with the odd pad at the beginning.
+  Valid,     ///< No padding.
+};
+
+/// Sets padTop, padBottom (from H, R, strideH, dilationH) and padLeft,
+/// padRight (from W, S, strideW, dilationW) as ONNX's auto_pad does. Along
+/// each axis, SameUpper and SameLower pad by
+///   total = max(0, (ceil(H / strideH) - 1) * strideH
+///                  + (R - 1) * dilationH + 1 - H),
+/// total / 2 on one side and the rest on the other, the larger half at the
+/// end (SameUpper) or at the beginning (SameLower). Valid sets every pad to
+/// 0; NotSet leaves them. Throws ttile::Error, naming the field, when one it
+/// reads is out of range, or for an AutoPad out of range.
+void setAutoPad(Conv2DParams &params, AutoPad autoPad);
 
 /// Where tuning stands, reported after each candidate measured.
 struct TuneProgress {
@@ -165,8 +200,7 @@ struct TuneOptions {
 /// destroyed.
 class Conv2D {
 public:
-  /// Throws ttile::Error, naming the field, for invalid or unsupported
-  /// parameters.
+  /// Throws ttile::Error, naming the field, for invalid parameters.
   explicit Conv2D(const Conv2DParams &params);
   ~Conv2D();
   Conv2D(Conv2D &&other) noexcept;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace ttile::cache {
 namespace {
@@ -172,8 +173,14 @@ std::optional<jit::Kernel> linkEntry(const spec::Spec &spec,
     return jit::linkKernel(spec, scheme::parseScheme(entry.scheme),
                            entry.objectCode);
   } catch (const Error &error) {
-    log().warn("cannot use the cached kernel {}: {}; it will be rebuilt",
-               entry.scheme, error.what());
+    // Until tune() replaces the entry, every run() of every Conv2D of this
+    // problem finds it again: say it once per process and entry.
+    std::hash<std::string> hash;
+    if (reportOnce("link " + spec.str() + " " +
+                   std::to_string(hash(entry.scheme) ^ hash(entry.entryName) ^
+                                  hash(entry.objectCode))))
+      log().warn("cannot use the cached kernel {}: {}; it will be rebuilt",
+                 entry.scheme, error.what());
     return std::nullopt;
   }
 }

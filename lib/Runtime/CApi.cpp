@@ -118,6 +118,19 @@ ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params) {
   });
 }
 
+ttile_status ttile_conv2d_params_auto_pad(ttile_conv2d_params *params,
+                                          int32_t autoPad) {
+  return guarded(__func__, [&] {
+    requireNonNull(params, "params");
+    ttile::Conv2DParams padded = toCpp(*params);
+    ttile::setAutoPad(padded, static_cast<ttile::AutoPad>(autoPad));
+    params->padTop = padded.padTop;
+    params->padLeft = padded.padLeft;
+    params->padBottom = padded.padBottom;
+    params->padRight = padded.padRight;
+  });
+}
+
 ttile_status ttile_conv2d_create(const ttile_conv2d_params *params,
                                  ttile_conv2d **out) {
   if (out)

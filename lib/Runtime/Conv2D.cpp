@@ -9,7 +9,7 @@
 #include "Cache/KernelCache.h"
 #include "JIT/Kernel.h"
 #include "Runtime/ConvParams.h"
-#include "Runtime/PaddedInput.h"
+#include "Runtime/LayoutConversion.h"
 #include "Scheme/SchemeParser.h"
 #include "Search/Tuner.h"
 #include "Support/Logging.h"
@@ -99,8 +99,7 @@ void checkDisjoint(const float *output, int64_t outputElements,
 
 struct Conv2D::Impl {
   explicit Impl(const Conv2DParams &params)
-      : problem(params), paddedInput(problem),
-        zeroBias(static_cast<size_t>(params.K), 0.0f) {}
+      : problem(params), layoutConversion(problem) {}
 
   /// The kernel to run: the one in use, else the cached winner, else the
   /// untuned choice, compiled once whatever the number of threads asking.
@@ -118,10 +117,20 @@ struct Conv2D::Impl {
   void use(std::shared_ptr<const jit::Kernel> newKernel,
            const TuneInfo &newInfo);
 
+  /// K zeros, the bias of a run() without one (the kernels always add a
+  /// bias), allocated by the first such run rather than by the constructor,
+  /// which allocates nothing in proportion to the problem.
+  const float *zeroBias() {
+    std::call_once(zeroBiasAllocated, [&] {
+      zeroBiasValues.assign(static_cast<size_t>(problem.params().K), 0.0f);
+    });
+    return zeroBiasValues.data();
+  }
+
   const runtime::ConvProblem problem;
-  const runtime::PaddedInput paddedInput;
-  /// The bias of a run() without one: the kernels always add a bias.
-  const std::vector<float> zeroBias;
+  const runtime::LayoutConversion layoutConversion;
+  std::once_flag zeroBiasAllocated;
+  std::vector<float> zeroBiasValues;
 
   std::mutex mutex; ///< Guards kernel and info.
   std::shared_ptr<const jit::Kernel> kernel;
@@ -254,12 +263,16 @@ void Conv2D::run(const float *input, const float *weights, const float *bias,
   }
 
   std::shared_ptr<const jit::Kernel> kernel = impl_->kernelForRun();
+  // An NCHW problem runs on the NHWC kernel, between two conversions.
+  runtime::LayoutConversion::KernelBuffers buffers =
+      impl_->layoutConversion.toKernel(input, weights,
+                                       bias ? bias : impl_->zeroBias(), output);
   // Kernels take every buffer as float *, and write the output only.
-  float *const tensors[] = {
-      output, const_cast<float *>(impl_->paddedInput.prepare(input)),
-      const_cast<float *>(weights),
-      const_cast<float *>(bias ? bias : impl_->zeroBias.data())};
+  float *const tensors[] = {buffers.output, const_cast<float *>(buffers.input),
+                            const_cast<float *>(buffers.weights),
+                            const_cast<float *>(buffers.bias)};
   kernel->run(tensors);
+  impl_->layoutConversion.fromKernel(buffers, output);
 }
 
 std::string Conv2D::scheme() const {

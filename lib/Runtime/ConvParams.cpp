@@ -12,51 +12,15 @@
 namespace ttile::runtime {
 namespace {
 
-/// Tensors of more than 2^kMaxElementsLog2 elements are refused: their size
-/// in bytes and every offset into them then fit in an int64_t with room to
-/// spare. The same bound on multiply-adds keeps spec::Spec::flops(), two per
+/// Tensors are refused above the spec's limit (spec::kMaxTensorElementsLog2,
+/// 2^40 elements), here where the message can name them. Multiply-adds are
+/// refused above 2^61, which keeps spec::Spec::flops(), two per
 /// multiply-add, in an int64_t.
-constexpr int kMaxElementsLog2 = 61;
-
-/// The integer fields of Conv2DParams with their smallest valid value, in
-/// the order of the documentation. Validation, the cache key and log
-/// messages all walk this table.
-struct IntegerField {
-  const char *name;
-  int64_t Conv2DParams::*member;
-  int64_t least;
-};
-constexpr IntegerField kIntegerFields[] = {
-    {"N", &Conv2DParams::N, 1},
-    {"C", &Conv2DParams::C, 1},
-    {"H", &Conv2DParams::H, 1},
-    {"W", &Conv2DParams::W, 1},
-    {"K", &Conv2DParams::K, 1},
-    {"R", &Conv2DParams::R, 1},
-    {"S", &Conv2DParams::S, 1},
-    {"strideH", &Conv2DParams::strideH, 1},
-    {"strideW", &Conv2DParams::strideW, 1},
-    {"padTop", &Conv2DParams::padTop, 0},
-    {"padLeft", &Conv2DParams::padLeft, 0},
-    {"padBottom", &Conv2DParams::padBottom, 0},
-    {"padRight", &Conv2DParams::padRight, 0},
-    {"dilationH", &Conv2DParams::dilationH, 1},
-    {"dilationW", &Conv2DParams::dilationW, 1},
-    {"groups", &Conv2DParams::groups, 1},
-};
+constexpr int kMaxMultiplyAddsLog2 = 61;
 
 void checkIntegerFields(const Conv2DParams &params) {
-  for (const IntegerField &field : kIntegerFields) {
-    int64_t value = params.*field.member;
-    if (value < field.least)
-      throw Error(fmt::format("{} ({}) must {}", field.name, value,
-                              field.least == 0 ? "not be negative"
-                                               : "be at least 1"));
-    if (value > kMaxParam)
-      throw Error(fmt::format("{} ({}) is larger than 2^31, the largest "
-                              "value supported",
-                              field.name, value));
-  }
+  for (const IntegerField &field : kIntegerFields)
+    checkIntegerField(field.name, params.*field.member, field.least);
 }
 
 const char *layoutName(Layout layout) {
@@ -90,16 +54,27 @@ void checkEnumerations(const Conv2DParams &params) {
 }
 
 /// The product of `factors`, each at least 1; throws naming `what` when it
-/// exceeds 2^kMaxElementsLog2.
+/// exceeds 2^limitLog2.
 int64_t checkedProduct(std::initializer_list<int64_t> factors,
-                       const char *what) {
-  constexpr int64_t limit = int64_t(1) << kMaxElementsLog2;
+                       const char *what,
+                       int limitLog2 = spec::kMaxTensorElementsLog2) {
+  const int64_t limit = int64_t(1) << limitLog2;
   int64_t product = 1;
   for (int64_t factor : factors)
     if (__builtin_mul_overflow(product, factor, &product) || product > limit)
       throw Error(fmt::format("{} exceeds 2^{}, the largest size supported",
-                              what, kMaxElementsLog2));
+                              what, limitLog2));
   return product;
+}
+
+/// Each group convolves C/groups input channels into K/groups outputs.
+void checkGroups(const Conv2DParams &params) {
+  if (params.C % params.groups != 0)
+    throw Error(fmt::format("groups ({}) does not divide C ({})",
+                            params.groups, params.C));
+  if (params.K % params.groups != 0)
+    throw Error(fmt::format("groups ({}) does not divide K ({})",
+                            params.groups, params.K));
 }
 
 spec::Activation specActivation(Activation activation) {
@@ -108,6 +83,16 @@ spec::Activation specActivation(Activation activation) {
 }
 
 } // namespace
+
+void checkIntegerField(std::string_view name, int64_t value, int64_t least) {
+  if (value < least)
+    throw Error(fmt::format("{} ({}) must {}", name, value,
+                            least == 0 ? "not be negative" : "be at least 1"));
+  if (value > kMaxParam)
+    throw Error(fmt::format("{} ({}) is larger than 2^31, the largest value "
+                            "supported",
+                            name, value));
+}
 
 int64_t convOutputExtent(int64_t input, int64_t padBegin, int64_t padEnd,
                          int64_t kernel, int64_t stride, int64_t dilation,
@@ -130,31 +115,19 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
                            params.strideH, params.dilationH, "H");
   outW_ = convOutputExtent(params.W, params.padLeft, params.padRight, params.S,
                            params.strideW, params.dilationW, "W");
-  validInputH_ = (outH_ - 1) * params.strideH +
-                 (params.R - 1) * params.dilationH + 1;
-  validInputW_ = (outW_ - 1) * params.strideW +
-                 (params.S - 1) * params.dilationW + 1;
 
   const auto &p = params;
+  checkGroups(p);
+  int64_t groupChannels = p.C / p.groups;
   inputElements_ =
       checkedProduct({p.N, p.H, p.W, p.C}, "the input (N*H*W*C elements)");
-  weightElements_ = checkedProduct({p.R, p.S, p.C, p.K},
-                                   "the weights (R*S*C*K elements)");
+  weightElements_ = checkedProduct({p.R, p.S, groupChannels, p.K},
+                                   "the weights (R*S*(C/groups)*K elements)");
   outputElements_ = checkedProduct({p.N, outH_, outW_, p.K},
                                    "the output (N*outH*outW*K elements)");
-  checkedProduct({p.N, validInputH_, validInputW_, p.C},
-                 "the padded input (N*(H+pads)*(W+pads)*C elements)");
-  checkedProduct({p.N, outH_, outW_, p.K, p.C, p.R, p.S},
-                 "the work (N*outH*outW*K*C*R*S multiply-adds)");
-
-  if (params.groups != 1)
-    throw UnsupportedError(
-        "groups", fmt::format("groups ({}): only groups = 1 is supported yet",
-                              params.groups));
-  if (params.layout != Layout::NHWC)
-    throw UnsupportedError(
-        "layout", fmt::format("layout {} is not supported yet; use NHWC",
-                              layoutName(params.layout)));
+  checkedProduct({p.N, outH_, outW_, p.K, groupChannels, p.R, p.S},
+                 "the work (N*outH*outW*K*(C/groups)*R*S multiply-adds)",
+                 kMaxMultiplyAddsLog2);
 
   spec::ConvShape shape;
   shape.N = p.N;
@@ -168,6 +141,14 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.strideW = p.strideW;
   shape.dilationH = p.dilationH;
   shape.dilationW = p.dilationW;
+  // Kernels read the padding as zeros themselves: no padded copy.
+  shape.padTop = p.padTop;
+  shape.padLeft = p.padLeft;
+  shape.padBottom = p.padBottom;
+  shape.padRight = p.padRight;
+  shape.inputH = p.H;
+  shape.inputW = p.W;
+  shape.groups = p.groups;
   shape.bias = true;
   shape.activation = specActivation(p.activation);
   spec_ = spec::conv2d(shape);
@@ -196,6 +177,8 @@ std::string ConvProblem::str() const {
       text += fmt::format("{}{}={}", text.empty() ? "" : " ", field.name,
                           value);
   }
+  if (params_.layout != defaults.layout)
+    text += fmt::format(" layout={}", layoutName(params_.layout));
   if (params_.activation != Activation::None)
     text += fmt::format(" activation={}", activationName(params_.activation));
   return text;

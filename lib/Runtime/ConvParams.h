@@ -2,9 +2,9 @@
 //
 // Everything the runtime derives from a user's Conv2DParams before it can
 // compile or run anything: the checks (each error names the field), the
-// output size (ONNX's formula), the valid convolution that kernels compute
-// (spec::conv2d on a pre-padded input, thesis Fig. 6.1), the buffer sizes,
-// and the key the tuned kernel is cached under.
+// output size (ONNX's formula), the spec that kernels compute (spec::conv2d
+// with the padding read as zeros, and the groups as a dimension), the buffer
+// sizes, and the key the tuned kernel is cached under.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_CONVPARAMS_H
@@ -26,6 +26,37 @@ namespace ttile::runtime {
 /// overflow; products are checked one by one.
 inline constexpr int64_t kMaxParam = int64_t(1) << 31;
 
+/// Throws ttile::Error naming the field `name` when `value` is below
+/// `least` (0 or 1) or above kMaxParam.
+void checkIntegerField(std::string_view name, int64_t value, int64_t least);
+
+/// The integer fields of Conv2DParams with their smallest valid value, in
+/// the order of the documentation. Validation, the cache key and log
+/// messages all walk this table.
+struct IntegerField {
+  const char *name;
+  int64_t Conv2DParams::*member;
+  int64_t least;
+};
+inline constexpr IntegerField kIntegerFields[] = {
+    {"N", &Conv2DParams::N, 1},
+    {"C", &Conv2DParams::C, 1},
+    {"H", &Conv2DParams::H, 1},
+    {"W", &Conv2DParams::W, 1},
+    {"K", &Conv2DParams::K, 1},
+    {"R", &Conv2DParams::R, 1},
+    {"S", &Conv2DParams::S, 1},
+    {"strideH", &Conv2DParams::strideH, 1},
+    {"strideW", &Conv2DParams::strideW, 1},
+    {"padTop", &Conv2DParams::padTop, 0},
+    {"padLeft", &Conv2DParams::padLeft, 0},
+    {"padBottom", &Conv2DParams::padBottom, 0},
+    {"padRight", &Conv2DParams::padRight, 0},
+    {"dilationH", &Conv2DParams::dilationH, 1},
+    {"dilationW", &Conv2DParams::dilationW, 1},
+    {"groups", &Conv2DParams::groups, 1},
+};
+
 /// ONNX's output extent along one axis:
 ///   floor((input + padBegin + padEnd - dilation*(kernel-1) - 1) / stride) + 1.
 /// Throws ttile::Error when the dilated kernel does not fit in the padded
@@ -35,42 +66,20 @@ int64_t convOutputExtent(int64_t input, int64_t padBegin, int64_t padEnd,
                          int64_t kernel, int64_t stride, int64_t dilation,
                          std::string_view axis);
 
-/// What ConvProblem throws for parameters that are valid but that this
-/// version does not support, so that a tool can report such layers apart
-/// from invalid ones. The C++ and C APIs see a ttile::Error.
-class UnsupportedError : public Error {
-public:
-  UnsupportedError(std::string parameter, const std::string &message)
-      : Error(message), parameter_(std::move(parameter)) {}
-
-  /// "groups" or "layout".
-  const std::string &parameter() const { return parameter_; }
-
-private:
-  std::string parameter_;
-};
-
 class ConvProblem {
 public:
   /// Throws ttile::Error naming the first field that is out of range, or
-  /// the tensor that would be too large; then UnsupportedError for valid
-  /// parameters this version does not support.
+  /// the tensor that would be too large.
   explicit ConvProblem(const Conv2DParams &params);
 
   const Conv2DParams &params() const { return params_; }
   int64_t outH() const { return outH_; }
   int64_t outW() const { return outW_; }
-  /// Rows and columns of the input the valid convolution reads: those of
-  /// the padded input that some output needs. Fewer than the padded input
-  /// has when the stride leaves rows or columns at the end unused.
-  int64_t validInputH() const { return validInputH_; }
-  int64_t validInputW() const { return validInputW_; }
-
   int64_t inputElements() const { return inputElements_; }
   int64_t weightElements() const { return weightElements_; }
   int64_t outputElements() const { return outputElements_; }
 
-  /// The valid convolution kernels compute, always with a bias tensor (run()
+  /// The convolution kernels compute, always with a bias tensor (run()
   /// passes zeros for none), so that one kernel serves both.
   const spec::Spec &spec() const { return spec_; }
 
@@ -85,7 +94,6 @@ public:
 private:
   Conv2DParams params_;
   int64_t outH_ = 0, outW_ = 0;
-  int64_t validInputH_ = 0, validInputW_ = 0;
   int64_t inputElements_ = 0, weightElements_ = 0, outputElements_ = 0;
   spec::Spec spec_;
 };

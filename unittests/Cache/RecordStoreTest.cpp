@@ -6,10 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
-
 #include <atomic>
-#include <csignal>
 #include <future>
 #include <random>
 #include <thread>
@@ -18,6 +15,7 @@ namespace ttile::cache {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FileSizeLimit;
 using testing::ScopedEnvironment;
 using testing::TemporaryDirectory;
 
@@ -179,8 +177,7 @@ TEST(RecordStoreTest, CreatesMissingDirectories) {
   EXPECT_EQ(store.read(kKind, kKey), kPayload);
 }
 
-// Tests run as root, whom permissions do not stop: unwritable directories
-// are simulated with paths that cannot be directories.
+// A regular file where a directory should be: not even root gets past it.
 TEST(RecordStoreTest, WriteFailsUnderARegularFile) {
   RecordStore underDevNull("/dev/null/ttile");
   EXPECT_FALSE(underDevNull.write(kKind, kKey, kPayload));
@@ -193,6 +190,27 @@ TEST(RecordStoreTest, WriteFailsUnderARegularFile) {
   EXPECT_EQ(filesUnder(directory.path()).size(), 1u);
 }
 
+// A directory without write permission, on a thread that root's override
+// does not cover (CacheTestUtil.h).
+TEST(RecordStoreTest, WriteAndLockFailInAReadOnlyDirectory) {
+  TemporaryDirectory directory;
+  RecordStore store(directory.path());
+  ASSERT_TRUE(store.write(kKind, kKey, kPayload));
+  fs::path kindDirectory = store.pathFor(kKind, kKey).parent_path();
+  fs::permissions(kindDirectory, fs::perms::all & ~fs::perms::owner_write &
+                                     ~fs::perms::group_write &
+                                     ~fs::perms::others_write);
+  testing::runSubjectToFilePermissions([&] {
+    ASSERT_FALSE(testing::canCreateFileIn(kindDirectory));
+    EXPECT_EQ(store.read(kKind, kKey), kPayload) << "reads still work";
+    EXPECT_FALSE(store.write(kKind, kKey, "replaced"));
+    EXPECT_FALSE(KeyLock(store, kKind, kKey + "N=2;").held());
+  });
+  EXPECT_EQ(store.read(kKind, kKey), kPayload) << "the old record survives";
+  EXPECT_EQ(filesUnder(directory.path()).size(), 1u) << "no temporary left";
+  fs::permissions(kindDirectory, fs::perms::owner_all, fs::perm_options::add);
+}
+
 TEST(RecordStoreTest, WriteFailsOverADirectory) {
   TemporaryDirectory directory;
   RecordStore store(directory.path());
@@ -201,29 +219,6 @@ TEST(RecordStoreTest, WriteFailsOverADirectory) {
   EXPECT_FALSE(store.write(kKind, kKey, kPayload));
   EXPECT_EQ(filesUnder(directory.path()).size(), 1u) << "temporary removed";
 }
-
-/// Limits the size of files this process writes, as a full disk would: a
-/// write past the limit fails with EFBIG instead of raising SIGXFSZ.
-class FileSizeLimit {
-public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    previousHandler_ = std::signal(SIGXFSZ, SIG_IGN);
-    ::getrlimit(RLIMIT_FSIZE, &previous_);
-    rlimit limit = previous_;
-    limit.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &previous_);
-    std::signal(SIGXFSZ, previousHandler_);
-  }
-  FileSizeLimit(const FileSizeLimit &) = delete;
-  FileSizeLimit &operator=(const FileSizeLimit &) = delete;
-
-private:
-  rlimit previous_{};
-  void (*previousHandler_)(int);
-};
 
 TEST(RecordStoreTest, WriteFailsOnAFullDisk) {
   TemporaryDirectory directory;

@@ -14,9 +14,24 @@ enum { C = 3, H = 6, W = 5, K = 4, R = 3, S = 3 };
 
 static float valueAt(int i) { return (float)((i * 37 % 17) - 8) / 8.0f; }
 
-/* The naive NHWC / RSCK / NHWK loop; returns the largest difference. */
-static double largestError(const float *input, const float *weights,
-                           const float *bias, const float *output) {
+/* Where the tensors' elements are in `layout` (TTILE_LAYOUT_*). */
+static int inputAt(int32_t layout, int c, int h, int w) {
+  return layout == TTILE_LAYOUT_NCHW ? (c * H + h) * W + w
+                                     : (h * W + w) * C + c;
+}
+static int weightAt(int32_t layout, int k, int c, int r, int s) {
+  return layout == TTILE_LAYOUT_NCHW ? ((k * C + c) * R + r) * S + s
+                                     : ((r * S + s) * C + c) * K + k;
+}
+static int outputAt(int32_t layout, int k, int h, int w) {
+  return layout == TTILE_LAYOUT_NCHW ? (k * H + h) * W + w
+                                     : (h * W + w) * K + k;
+}
+
+/* The naive loop; returns the largest difference. */
+static double largestError(int32_t layout, const float *input,
+                           const float *weights, const float *bias,
+                           const float *output) {
   double worst = 0;
   int oh, ow, k, r, s, c;
   for (oh = 0; oh < H; ++oh)
@@ -29,19 +44,21 @@ static double largestError(const float *input, const float *weights,
             if (h < 0 || h >= H || w < 0 || w >= W)
               continue;
             for (c = 0; c < C; ++c)
-              sum += (double)input[(h * W + w) * C + c] *
-                     weights[((r * S + s) * C + c) * K + k];
+              sum += (double)input[inputAt(layout, c, h, w)] *
+                     weights[weightAt(layout, k, c, r, s)];
           }
         if (sum < 0)
           sum = 0;
-        error = fabs(sum - output[(oh * W + ow) * K + k]);
+        error = fabs(sum - output[outputAt(layout, k, oh, ow)]);
         if (error > worst)
           worst = error;
       }
   return worst;
 }
 
-int ttileTestCApiFromC(char *message, size_t size) {
+/* Creates the convolution in `layout`, padded by ONNX's SAME_UPPER, runs it
+ * untuned then tuned, and checks both results. */
+static int checkLayout(int32_t layout, char *message, size_t size) {
   float input[H * W * C], weights[R * S * C * K], bias[K], output[H * W * K];
   ttile_conv2d_params params;
   ttile_conv2d *conv = NULL;
@@ -65,15 +82,27 @@ int ttileTestCApiFromC(char *message, size_t size) {
   params.K = K;
   params.R = R;
   params.S = S;
-  params.padTop = params.padLeft = params.padBottom = params.padRight = 1;
+  params.layout = layout;
   params.activation = TTILE_ACTIVATION_RELU;
+  if (ttile_conv2d_params_auto_pad(&params, TTILE_AUTO_PAD_SAME_UPPER) !=
+      TTILE_OK) {
+    snprintf(message, size, "params_auto_pad: %s", ttile_last_error());
+    return 1;
+  }
+  if (params.padTop != 1 || params.padLeft != 1 || params.padBottom != 1 ||
+      params.padRight != 1) {
+    snprintf(message, size, "SAME_UPPER padding %ld,%ld,%ld,%ld",
+             (long)params.padTop, (long)params.padLeft,
+             (long)params.padBottom, (long)params.padRight);
+    return 1;
+  }
   if (ttile_conv2d_create(&params, &conv) != TTILE_OK) {
     snprintf(message, size, "create: %s", ttile_last_error());
     return 1;
   }
   if (ttile_conv2d_out_h(conv) != H || ttile_conv2d_out_w(conv) != W) {
-    snprintf(message, size, "output size %ldx%ld", (long)ttile_conv2d_out_h(conv),
-             (long)ttile_conv2d_out_w(conv));
+    snprintf(message, size, "output size %ldx%ld",
+             (long)ttile_conv2d_out_h(conv), (long)ttile_conv2d_out_w(conv));
     ttile_conv2d_destroy(conv);
     return 1;
   }
@@ -89,8 +118,9 @@ int ttileTestCApiFromC(char *message, size_t size) {
       ttile_conv2d_destroy(conv);
       return 1;
     }
-    if (!(largestError(input, weights, bias, output) < 1e-4)) {
-      snprintf(message, size, "round %d: wrong output", round);
+    if (!(largestError(layout, input, weights, bias, output) < 1e-4)) {
+      snprintf(message, size, "layout %d, round %d: wrong output",
+               (int)layout, round);
       ttile_conv2d_destroy(conv);
       return 1;
     }
@@ -102,7 +132,14 @@ int ttileTestCApiFromC(char *message, size_t size) {
     return 1;
   }
   ttile_conv2d_destroy(conv);
+  return 0;
+}
 
+int ttileTestCApiFromC(char *message, size_t size) {
+  ttile_conv2d *conv = NULL;
+  if (checkLayout(TTILE_LAYOUT_NHWC, message, size) ||
+      checkLayout(TTILE_LAYOUT_NCHW, message, size))
+    return 1;
   if (ttile_conv2d_create(NULL, &conv) != TTILE_INVALID_ARGUMENT || conv ||
       !*ttile_last_error()) {
     snprintf(message, size, "create(NULL) was not refused");

@@ -14,8 +14,9 @@ extern "C" {
 #endif
 
 /* Creates, runs (untuned, then tuned), checks against a naive loop, and
- * destroys a convolution through the C API. Returns 0, or 1 with what went
- * wrong in `message`. */
+ * destroys a convolution through the C API, in each layout, padded by
+ * ttile_conv2d_params_auto_pad. Returns 0, or 1 with what went wrong in
+ * `message`. */
 int ttileTestCApiFromC(char *message, size_t size);
 
 #ifdef __cplusplus

@@ -114,13 +114,9 @@ TEST_F(CApiTest, ReportsErrorsWithStatusAndMessage) {
   expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
                 "C (0) must be at least 1");
   params = smallLayer();
-  params.groups = 2;
+  params.groups = 3;
   expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
-                "groups (2)");
-  params = smallLayer();
-  params.layout = TTILE_LAYOUT_NCHW;
-  expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,
-                "layout NCHW");
+                "groups (3) does not divide C (4)");
   params = smallLayer();
   params.activation = 9;
   expectFailure(ttile_conv2d_create(&params, &conv), TTILE_INVALID_ARGUMENT,

@@ -2,24 +2,19 @@
 
 #include "ttile/ttile.h"
 
-#include "Cache/KernelCache.h"
 #include "CacheTestUtil.h"
 #include "ConvTestUtil.h"
 #include "Runtime/ConvParams.h"
-#include "Runtime/PaddedInput.h"
 #include "Scheme/SchemeParser.h"
-#include "Search/Tuner.h"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace ttile {
@@ -27,47 +22,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ConvCase;
+using testing::quickTune;
 using testing::ScopedEnvironment;
-using testing::TemporaryDirectory;
-
-/// Few candidates: these tests check what tune() does, not how well.
-TuneOptions quickTune() {
-  TuneOptions options;
-  options.trials = 2;
-  return options;
-}
-
-/// A small layer like the example: 3x3, padding 1.
-Conv2DParams smallLayer() {
-  Conv2DParams p;
-  p.N = 1;
-  p.C = 8;
-  p.H = 10;
-  p.W = 10;
-  p.K = 16;
-  p.R = 3;
-  p.S = 3;
-  p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
-  return p;
-}
+using testing::smallLayer;
 
 /// Every test gets a cache directory of its own.
 class Conv2DTest : public ::testing::Test {
 protected:
-  /// The record files in the cache directory.
-  std::vector<fs::path> records() const {
-    std::vector<fs::path> files;
-    for (const fs::directory_entry &entry :
-         fs::recursive_directory_iterator(cacheDirectory.path()))
-      if (entry.path().extension() == ".ttr")
-        files.push_back(entry.path());
-    return files;
-  }
+  std::vector<fs::path> records() const { return cache.records(); }
 
-  TemporaryDirectory cacheDirectory;
-  ScopedEnvironment cacheDir{"TTILE_CACHE_DIR",
-                             cacheDirectory.path().string()};
-  ScopedEnvironment cacheSwitch{"TTILE_CACHE", std::nullopt};
+  testing::IsolatedCache cache;
 };
 
 //===--- Parameters -------------------------------------------------------===//
@@ -160,13 +124,19 @@ TEST(Conv2DParamsTest, ErrorsNameTheParameter) {
        },
        "dilated kernel (7) larger than padded input (4) along W"},
       {[](Conv2DParams &p) { p.N = p.C = p.H = p.W = int64_t(1) << 31; },
-       "the input (N*H*W*C elements) exceeds 2^61"},
+       "the input (N*H*W*C elements) exceeds 2^40"},
       {[](Conv2DParams &p) { p.C = p.K = int64_t(1) << 30; },
-       "the weights (R*S*C*K elements) exceeds 2^61"},
-      {[](Conv2DParams &p) { p.groups = 3; },
-       "groups (3): only groups = 1 is supported yet"},
-      {[](Conv2DParams &p) { p.layout = Layout::NCHW; },
-       "layout NCHW is not supported yet; use NHWC"},
+       "the weights (R*S*(C/groups)*K elements) exceeds 2^40"},
+      {[](Conv2DParams &p) {
+         p.C = 64;
+         p.groups = 3;
+       },
+       "groups (3) does not divide C (64)"},
+      {[](Conv2DParams &p) {
+         p.K = 3;
+         p.groups = 2;
+       },
+       "groups (2) does not divide K (3)"},
       {[](Conv2DParams &p) { p.layout = static_cast<Layout>(5); },
        "layout (5) is neither NHWC nor NCHW"},
       {[](Conv2DParams &p) { p.activation = static_cast<Activation>(7); },
@@ -198,27 +168,6 @@ TEST(Conv2DParamsTest, DefaultsNeedTheSizes) {
   EXPECT_THROW(Conv2D{p}, Error);
 }
 
-TEST(Conv2DParamsTest, UnsupportedParametersAreNamed) {
-  Conv2DParams p = smallLayer();
-  p.groups = 8;
-  try {
-    runtime::ConvProblem problem(p);
-    ADD_FAILURE() << "groups = 8 accepted";
-  } catch (const runtime::UnsupportedError &error) {
-    EXPECT_EQ(error.parameter(), "groups");
-  }
-  // Invalid parameters are reported as such, before unsupported ones.
-  p.C = 0;
-  try {
-    runtime::ConvProblem problem(p);
-    ADD_FAILURE() << "C = 0 accepted";
-  } catch (const runtime::UnsupportedError &) {
-    ADD_FAILURE() << "C = 0 reported as unsupported";
-  } catch (const Error &error) {
-    EXPECT_NE(std::string(error.what()).find("C (0)"), std::string::npos);
-  }
-}
-
 TEST(Conv2DParamsTest, CacheKeyHoldsEveryParameter) {
   Conv2DParams p = smallLayer();
   std::string key = runtime::ConvProblem(p).cacheKey().str();
@@ -241,47 +190,35 @@ TEST(Conv2DParamsTest, CacheKeyHoldsEveryParameter) {
   EXPECT_NE(runtime::ConvProblem(relu).cacheKey().str(), key);
 }
 
-TEST(PaddedInputTest, CopiesOnlyWhenTheKernelCannotReadTheInput) {
+TEST(ConvProblemTest, KernelsReadTheCallersInputWithThePaddingAsZeros) {
   struct Case {
     const char *name;
     std::function<void(Conv2DParams &)> change;
-    bool copies;
+    bool paddedH, paddedW; ///< Whether the kernel reads zeros along H (W).
   };
   const Case cases[] = {
-      {"valid", [](Conv2DParams &) {}, false},
-      {"valid, batch 2", [](Conv2DParams &p) { p.N = 2; }, false},
-      {"top padding", [](Conv2DParams &p) { p.padTop = 1; }, true},
-      {"left padding", [](Conv2DParams &p) { p.padLeft = 1; }, true},
-      {"right padding changes the pitch",
-       [](Conv2DParams &p) { p.padRight = 1; }, true},
+      {"valid", [](Conv2DParams &) {}, false, false},
+      {"valid, batch 2", [](Conv2DParams &p) { p.N = 2; }, false, false},
+      {"top padding", [](Conv2DParams &p) { p.padTop = 1; }, true, false},
+      {"left padding", [](Conv2DParams &p) { p.padLeft = 1; }, false, true},
+      {"right padding", [](Conv2DParams &p) { p.padRight = 1; }, false, true},
       {"bottom padding that is read",
-       [](Conv2DParams &p) { p.padBottom = 1; }, true},
+       [](Conv2DParams &p) { p.padBottom = 1; }, true, false},
       {"bottom padding that is never read",
        [](Conv2DParams &p) {
          p.H = 5;
          p.strideH = 2;
          p.padBottom = 1;
        },
-       false},
+       false, false},
       {"unread last row",
        [](Conv2DParams &p) {
          p.H = 10;
          p.strideH = 2;
        },
-       false},
-      {"unread last row, batch 2: the image size differs",
-       [](Conv2DParams &p) {
-         p.N = 2;
-         p.H = 10;
-         p.strideH = 2;
-       },
-       true},
-      {"unread last column: the pitch differs",
-       [](Conv2DParams &p) {
-         p.W = 10;
-         p.strideW = 2;
-       },
-       true},
+       false, false},
+      {"padding wider than the kernel",
+       [](Conv2DParams &p) { p.padTop = p.padRight = 5; }, true, true},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);
@@ -291,8 +228,14 @@ TEST(PaddedInputTest, CopiesOnlyWhenTheKernelCannotReadTheInput) {
     p.K = 4;
     p.R = p.S = 3;
     c.change(p);
-    EXPECT_EQ(runtime::PaddedInput(runtime::ConvProblem(p)).copies(),
-              c.copies);
+    runtime::ConvProblem problem(p);
+    const spec::Tensor &input =
+        problem.spec().tensors[*problem.spec().findTensor("I")];
+    EXPECT_EQ(input.numElements(), problem.inputElements());
+    EXPECT_EQ(input.axes[1].extent, p.H);
+    EXPECT_EQ(input.axes[2].extent, p.W);
+    EXPECT_EQ(input.axes[1].zeroPadded, c.paddedH);
+    EXPECT_EQ(input.axes[2].zeroPadded, c.paddedW);
   }
 }
 
@@ -430,55 +373,8 @@ TEST_F(Conv2DTest, SecondTuneIsACacheHit) {
   EXPECT_EQ(third.scheme(), first.scheme());
 }
 
-TEST_F(Conv2DTest, RetunesWhenTheCachedRecordIsDamaged) {
-  Conv2DParams p = smallLayer();
-  Conv2D(p).tune(quickTune());
-  std::vector<fs::path> files = records();
-  ASSERT_EQ(files.size(), 1u);
-  std::string bytes = testing::readWholeFile(files[0]);
-  bytes[bytes.size() / 2] ^= 0x5a;
-  testing::writeWholeFile(files[0], bytes);
-
-  Conv2D retuned(p);
-  retuned.tune(quickTune());
-  EXPECT_FALSE(retuned.tuneInfo().cacheHit);
-  EXPECT_GE(retuned.tuneInfo().trials, 1);
-  ConvCase reference(p);
-  reference.expectMatches(reference.run(retuned));
-  // The new winner replaced the damaged record.
-  Conv2D hit(p);
-  hit.tune(quickTune());
-  EXPECT_TRUE(hit.tuneInfo().cacheHit);
-}
-
-/// Records whose checksum holds but whose content cannot be used, as only
-/// a bug or a hand-made record can give.
-TEST_F(Conv2DTest, RetunesWhenTheCachedKernelCannotBeUsed) {
-  Conv2DParams p = smallLayer();
-  runtime::ConvProblem problem(p);
-  cache::KernelEntry garbageCode;
-  garbageCode.scheme =
-      scheme::printScheme(search::untunedScheme(problem.spec()));
-  garbageCode.entryName = "ttile_kernel";
-  garbageCode.objectCode = "not an object file";
-  garbageCode.gflops = 1e6;
-  cache::KernelEntry wrongScheme = garbageCode;
-  wrongScheme.scheme = "V(x)";
-  for (const cache::KernelEntry &entry : {garbageCode, wrongScheme}) {
-    SCOPED_TRACE(entry.scheme);
-    ASSERT_TRUE(cache::KernelCache(cacheDirectory.path())
-                    .store(problem.cacheKey(), entry));
-    Conv2D conv(p);
-    ConvCase reference(p);
-    // run() falls back to the untuned kernel, tune() to tuning.
-    reference.expectMatches(reference.run(conv));
-    EXPECT_FALSE(conv.tuneInfo().tuned);
-    conv.tune(quickTune());
-    EXPECT_FALSE(conv.tuneInfo().cacheHit);
-    EXPECT_GE(conv.tuneInfo().trials, 1);
-    reference.expectMatches(reference.run(conv));
-  }
-}
+// The faults of the cache (damaged, foreign and unusable records, missing,
+// unwritable and full directories) are CacheFaultTest.cpp's.
 
 TEST_F(Conv2DTest, TunesWithTheCacheOff) {
   ScopedEnvironment off("TTILE_CACHE", "off");
@@ -494,75 +390,8 @@ TEST_F(Conv2DTest, TunesWithTheCacheOff) {
   EXPECT_TRUE(records().empty());
 }
 
-//===--- Threads ----------------------------------------------------------===//
-
-TEST_F(Conv2DTest, ManyThreadsRunOneConv2D) {
-  Conv2DParams p = smallLayer();
-  p.N = 2;
-  p.activation = Activation::ReLU;
-  // Not tuned: the threads race to compile the untuned kernel, once.
-  const Conv2D conv(p);
-  ConvCase reference(p);
-  constexpr int threads = 8, runsPerThread = 4;
-  std::vector<std::vector<float>> outputs(threads);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] {
-      for (int run = 0; run < runsPerThread; ++run)
-        outputs[static_cast<size_t>(t)] = reference.run(conv);
-    });
-  for (std::thread &worker : workers)
-    worker.join();
-  for (const std::vector<float> &output : outputs)
-    reference.expectMatches(output);
-}
-
-TEST_F(Conv2DTest, RunsWhileAnotherThreadTunes) {
-  Conv2DParams p = smallLayer();
-  Conv2D conv(p);
-  ConvCase reference(p);
-  std::atomic<bool> tuned{false};
-  std::vector<std::vector<float>> outputs;
-  std::thread runner([&] {
-    do
-      outputs.push_back(reference.run(conv));
-    while (!tuned);
-  });
-  conv.tune(quickTune());
-  tuned = true;
-  runner.join();
-  for (const std::vector<float> &output : outputs)
-    reference.expectMatches(output);
-}
-
-TEST_F(Conv2DTest, TwoThreadsTuneDifferentLayers) {
-  Conv2DParams a = smallLayer();
-  Conv2DParams b = smallLayer();
-  b.K = 8;
-  b.R = b.S = 1;
-  b.padTop = b.padLeft = b.padBottom = b.padRight = 0;
-  Conv2D convA(a), convB(b);
-  std::thread other([&] { convB.tune(quickTune()); });
-  convA.tune(quickTune());
-  other.join();
-  EXPECT_TRUE(convA.tuneInfo().tuned);
-  EXPECT_TRUE(convB.tuneInfo().tuned);
-  ConvCase referenceA(a), referenceB(b);
-  referenceA.expectMatches(referenceA.run(convA));
-  referenceB.expectMatches(referenceB.run(convB));
-  EXPECT_EQ(records().size(), 2u);
-}
-
-TEST_F(Conv2DTest, TwoThreadsTuneTheSameLayerOnce) {
-  Conv2DParams p = smallLayer();
-  Conv2D first(p), second(p);
-  std::thread other([&] { second.tune(quickTune()); });
-  first.tune(quickTune());
-  other.join();
-  // The cache's lock made one wait for the other's winner.
-  EXPECT_NE(first.tuneInfo().cacheHit, second.tuneInfo().cacheHit);
-  EXPECT_EQ(first.scheme(), second.scheme());
-}
+// Threads and processes sharing Conv2D objects: ConcurrencyTest.cpp and
+// MultiProcessTest.cpp.
 
 //===--- Arguments --------------------------------------------------------===//
 

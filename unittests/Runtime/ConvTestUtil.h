@@ -1,8 +1,9 @@
 //===- unittests/Runtime/ConvTestUtil.h - A naive convolution ---*- C++ -*-===//
 //
 // The reference the runtime tests check against: a direct loop over the
-// ONNX definition of Conv on NHWC input, RSCK weights and NHWK output,
-// with padding, strides, dilation, bias and ReLU, in double precision.
+// ONNX definition of Conv, in either layout (NHWC input, RSCK weights and
+// NHWK output, or NCHW, KCRS and NKHW), with padding, strides, dilation,
+// groups, bias and ReLU, in double precision.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_UNITTESTS_RUNTIME_CONVTESTUTIL_H
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ttile::testing {
@@ -48,6 +50,10 @@ struct ConvCase {
   /// Expects `output` to match the reference within a tolerance relative
   /// to the magnitude of the terms summed into each element.
   void expectMatches(const std::vector<float> &output) const;
+  /// The elements of `output` that do not match, described, at most
+  /// `limit` of them; for code that runs outside a test (a child process).
+  std::vector<std::string> mismatches(const std::vector<float> &output,
+                                      int limit = 8) const;
 
   Conv2DParams params;
   bool hasBias;
@@ -62,17 +68,33 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
              p.strideH + 1;
   outW = (p.W + p.padLeft + p.padRight - p.dilationW * (p.S - 1) - 1) /
              p.strideW + 1;
+  // Channels of one group; c and k below count within the group.
+  const int64_t groupC = p.C / p.groups, groupK = p.K / p.groups;
+  // Where each element lives in the layout of `p`.
+  const bool nchw = p.layout == Layout::NCHW;
+  auto inputAt = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
+    return size_t(nchw ? ((n * p.C + c) * p.H + h) * p.W + w
+                       : ((n * p.H + h) * p.W + w) * p.C + c);
+  };
+  auto weightAt = [&](int64_t k, int64_t c, int64_t r, int64_t s) {
+    return size_t(nchw ? ((k * groupC + c) * p.R + r) * p.S + s
+                       : ((r * p.S + s) * groupC + c) * p.K + k);
+  };
+  auto outputAt = [&](int64_t n, int64_t k, int64_t h, int64_t w) {
+    return size_t(nchw ? ((n * p.K + k) * outH + h) * outW + w
+                       : ((n * outH + h) * outW + w) * p.K + k);
+  };
   input = randomValues(p.N * p.H * p.W * p.C, seed);
-  weights = randomValues(p.R * p.S * p.C * p.K, seed + 1);
+  weights = randomValues(p.R * p.S * groupC * p.K, seed + 1);
   bias = withBias ? randomValues(p.K, seed + 2)
                   : std::vector<float>(static_cast<size_t>(p.K), 0.0f);
   expected.resize(static_cast<size_t>(p.N * outH * outW * p.K));
   magnitude.resize(expected.size());
-  size_t o = 0;
   for (int64_t n = 0; n < p.N; ++n)
     for (int64_t oh = 0; oh < outH; ++oh)
       for (int64_t ow = 0; ow < outW; ++ow)
-        for (int64_t k = 0; k < p.K; ++k, ++o) {
+        for (int64_t k = 0; k < p.K; ++k) {
+          const int64_t firstC = k / groupK * groupC;
           double sum = bias[static_cast<size_t>(k)];
           double size = std::abs(sum);
           for (int64_t r = 0; r < p.R; ++r)
@@ -81,30 +103,87 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
               int64_t w = ow * p.strideW + s * p.dilationW - p.padLeft;
               if (h < 0 || h >= p.H || w < 0 || w >= p.W)
                 continue;
-              for (int64_t c = 0; c < p.C; ++c) {
-                double term =
-                    double(input[size_t(((n * p.H + h) * p.W + w) * p.C + c)]) *
-                    weights[size_t(((r * p.S + s) * p.C + c) * p.K + k)];
+              for (int64_t c = 0; c < groupC; ++c) {
+                double term = double(input[inputAt(n, firstC + c, h, w)]) *
+                              weights[weightAt(k, c, r, s)];
                 sum += term;
                 size += std::abs(term);
               }
             }
           if (p.activation == Activation::ReLU)
             sum = std::max(sum, 0.0);
-          expected[o] = sum;
-          magnitude[o] = size;
+          expected[outputAt(n, k, oh, ow)] = sum;
+          magnitude[outputAt(n, k, oh, ow)] = size;
         }
 }
 
+inline std::vector<std::string>
+ConvCase::mismatches(const std::vector<float> &output, int limit) const {
+  std::vector<std::string> found;
+  if (output.size() != expected.size()) {
+    found.push_back("the output has " + std::to_string(output.size()) +
+                    " elements, not " + std::to_string(expected.size()));
+    return found;
+  }
+  for (size_t i = 0;
+       i < output.size() && static_cast<int>(found.size()) < limit; ++i)
+    if (!(std::abs(output[i] - expected[i]) <= 1e-4 * magnitude[i] + 1e-6))
+      found.push_back("output element " + std::to_string(i) + ": expected " +
+                      std::to_string(expected[i]) + ", got " +
+                      std::to_string(output[i]));
+  return found;
+}
+
 inline void ConvCase::expectMatches(const std::vector<float> &output) const {
-  ASSERT_EQ(output.size(), expected.size());
-  int mismatches = 0;
-  for (size_t i = 0; i < output.size() && mismatches < 8; ++i)
-    if (!(std::abs(output[i] - expected[i]) <= 1e-4 * magnitude[i] + 1e-6)) {
-      ADD_FAILURE() << "output element " << i << ": expected " << expected[i]
-                    << ", got " << output[i];
-      ++mismatches;
-    }
+  for (const std::string &mismatch : mismatches(output))
+    ADD_FAILURE() << mismatch;
+}
+
+/// A small layer like the API's example: 3x3, padding 1, 8 to 16 channels
+/// on a 10x10 image. Compiles in milliseconds.
+inline Conv2DParams smallLayer() {
+  Conv2DParams p;
+  p.N = 1;
+  p.C = 8;
+  p.H = 10;
+  p.W = 10;
+  p.K = 16;
+  p.R = 3;
+  p.S = 3;
+  p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+  return p;
+}
+
+/// The C API's parameters of the same problem.
+inline ttile_conv2d_params toCParams(const Conv2DParams &p) {
+  ttile_conv2d_params c;
+  ttile_conv2d_params_init(&c); // Fields added later keep their defaults.
+  c.N = p.N;
+  c.C = p.C;
+  c.H = p.H;
+  c.W = p.W;
+  c.K = p.K;
+  c.R = p.R;
+  c.S = p.S;
+  c.strideH = p.strideH;
+  c.strideW = p.strideW;
+  c.padTop = p.padTop;
+  c.padLeft = p.padLeft;
+  c.padBottom = p.padBottom;
+  c.padRight = p.padRight;
+  c.dilationH = p.dilationH;
+  c.dilationW = p.dilationW;
+  c.groups = p.groups;
+  c.layout = static_cast<int32_t>(p.layout);
+  c.activation = static_cast<int32_t>(p.activation);
+  return c;
+}
+
+/// Few candidates: tests check what tune() does, not how well.
+inline TuneOptions quickTune() {
+  TuneOptions options;
+  options.trials = 2;
+  return options;
 }
 
 } // namespace ttile::testing

@@ -1,0 +1,155 @@
+//===- Runtime/LayoutConversion.cpp - NCHW problems on NHWC kernels -------===//
+
+#include "Runtime/LayoutConversion.h"
+
+#include "Measure/AlignedBuffer.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ttile::runtime {
+namespace {
+
+/// Side of the square tiles the transposes go through: a 16 x 16 tile of
+/// floats is 16 cache lines on each side, which stay in L1 while the tile
+/// is copied, and one 64-byte line per destination row.
+constexpr int64_t kTile = 16;
+
+/// dst[j * dstPitch + i] = src[i * srcPitch + j * srcStride] for i < rows
+/// and j < cols, at most one tile. Full tiles take a loop with constant
+/// bounds, which the compiler unrolls into full-line vector stores of the
+/// destination; writing each destination line at once (rather than in
+/// pieces, as in-register 4x4 shuffles do) keeps it fast when the pitch is
+/// a power of two, as channel counts often are, where partly written lines
+/// evict each other.
+void transposeTile(const float *src, int64_t rows, int64_t cols,
+                   int64_t srcPitch, int64_t srcStride, float *dst,
+                   int64_t dstPitch) {
+  if (rows == kTile && cols == kTile) {
+    for (int64_t j = 0; j < kTile; ++j)
+      for (int64_t i = 0; i < kTile; ++i)
+        dst[j * dstPitch + i] = src[i * srcPitch + j * srcStride];
+    return;
+  }
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i)
+      dst[j * dstPitch + i] = src[i * srcPitch + j * srcStride];
+}
+
+/// The calling thread's buffer for one tensor of the kernel, reused across
+/// runs and grown as needed; aligned like the buffers kernels are tuned on.
+enum class Slot {
+  Input,
+  Weights,
+  MultiplierWeights,
+  MultiplierBias,
+  Output,
+  NhwkOutput,
+  Count
+};
+float *threadBuffer(Slot slot, int64_t elements) {
+  thread_local std::vector<measure::AlignedBuffer> buffers = [] {
+    std::vector<measure::AlignedBuffer> all;
+    for (int i = 0; i < static_cast<int>(Slot::Count); ++i)
+      all.emplace_back(0);
+    return all;
+  }();
+  measure::AlignedBuffer &buffer = buffers[static_cast<int>(slot)];
+  if (buffer.size() < static_cast<size_t>(elements))
+    buffer = measure::AlignedBuffer(static_cast<size_t>(elements));
+  return buffer.data();
+}
+
+} // namespace
+
+void transposeImages(const float *src, int64_t images, int64_t rows,
+                     int64_t cols, float *dst) {
+  int64_t imageSize = rows * cols;
+  for (int64_t n = 0; n < images; ++n)
+    for (int64_t i = 0; i < rows; i += kTile)
+      for (int64_t j = 0; j < cols; j += kTile)
+        transposeTile(src + n * imageSize + i * cols + j,
+                      std::min(kTile, rows - i), std::min(kTile, cols - j),
+                      cols, 1, dst + n * imageSize + j * rows + i, rows);
+}
+
+void kcrsToRsck(const float *src, int64_t K, int64_t C, int64_t RS,
+                float *dst) {
+  // Each kernel pixel rs transposes its K x C matrix, whose elements are RS
+  // apart in the source. Going through every rs within a tile of (k, c)
+  // reads the tile's source lines once, not once per kernel pixel.
+  for (int64_t k = 0; k < K; k += kTile)
+    for (int64_t c = 0; c < C; c += kTile)
+      for (int64_t rs = 0; rs < RS; ++rs)
+        transposeTile(src + (k * C + c) * RS + rs, std::min(kTile, K - k),
+                      std::min(kTile, C - c), C * RS, RS,
+                      dst + (rs * C + c) * K + k, K);
+}
+
+LayoutConversion::LayoutConversion(const ConvProblem &problem) {
+  const Conv2DParams &params = problem.params();
+  nchw_ = params.layout == Layout::NCHW;
+  images_ = params.N;
+  channels_ = params.C;
+  inputPixels_ = params.H * params.W;
+  outputChannels_ = params.K;
+  outputPixels_ = problem.outH() * problem.outW();
+  groupChannels_ = params.C / params.groups;
+  kernelPixels_ = params.R * params.S;
+  groups_ = params.groups;
+  bool depthwise = params.groups > 1 && params.C == params.groups;
+  multiplier_ = depthwise ? params.K / params.groups : 1;
+}
+
+LayoutConversion::KernelBuffers
+LayoutConversion::toKernel(const float *input, const float *weights,
+                           const float *bias, float *output) const {
+  KernelBuffers kernel{input, weights, bias, output};
+  if (nchw_) {
+    float *nhwcInput =
+        threadBuffer(Slot::Input, images_ * inputPixels_ * channels_);
+    transposeImages(input, images_, channels_, inputPixels_, nhwcInput);
+    float *rsckWeights = threadBuffer(
+        Slot::Weights, kernelPixels_ * groupChannels_ * outputChannels_);
+    kcrsToRsck(weights, outputChannels_, groupChannels_, kernelPixels_,
+               rsckWeights);
+    kernel.input = nhwcInput;
+    kernel.weights = rsckWeights;
+  }
+  if (multiplier_ > 1) {
+    // The kernel's weights and bias hold the multiplier outside the groups
+    // (spec::ConvShape): [RS][g][m] becomes [RS][m][g].
+    float *weightsByMultiplier = threadBuffer(
+        Slot::MultiplierWeights, kernelPixels_ * outputChannels_);
+    transposeImages(kernel.weights, kernelPixels_, groups_, multiplier_,
+                    weightsByMultiplier);
+    float *biasByMultiplier =
+        threadBuffer(Slot::MultiplierBias, outputChannels_);
+    transposeImages(bias, 1, groups_, multiplier_, biasByMultiplier);
+    kernel.weights = weightsByMultiplier;
+    kernel.bias = biasByMultiplier;
+  }
+  if (converts())
+    kernel.output =
+        threadBuffer(Slot::Output, images_ * outputPixels_ * outputChannels_);
+  return kernel;
+}
+
+void LayoutConversion::fromKernel(const KernelBuffers &kernel,
+                                  float *output) const {
+  const float *nhwk = kernel.output;
+  if (multiplier_ > 1) {
+    // [pixel][m][g] back to NHWK's [pixel][g][m].
+    float *byGroup = nchw_ ? threadBuffer(Slot::NhwkOutput,
+                                          images_ * outputPixels_ *
+                                              outputChannels_)
+                           : output;
+    transposeImages(kernel.output, images_ * outputPixels_, multiplier_,
+                    groups_, byGroup);
+    nhwk = byGroup;
+  }
+  if (nchw_)
+    transposeImages(nhwk, images_, outputPixels_, outputChannels_, output);
+}
+
+} // namespace ttile::runtime

@@ -1,0 +1,250 @@
+//===- ttile-params-fuzzer.cpp - Fuzz the validation of conv parameters ---===//
+//
+// Decodes the input into a ttile_conv2d_params (every field, the
+// enumerations included, from ordinary sizes to the extremes of its type;
+// decodeField says how) and calls ttile_conv2d_create, which validates it and builds the object;
+// nothing is compiled, tuned or run, so each input takes microseconds. For
+// any input:
+//
+//   - the call returns TTILE_OK or TTILE_INVALID_ARGUMENT: never another
+//     status (TTILE_INTERNAL would be a bug or an allocation that failed),
+//     never a crash, a sanitizer report or an allocation libFuzzer finds
+//     too large (-malloc_limit_mb);
+//   - a refusal leaves *out null and explains itself: "ttile_conv2d_create:
+//     " followed by the field it names ("K (0) ...", "groups (3) ...") or
+//     the quantity that is too large ("the weights ...", "dilated kernel
+//     ...");
+//   - an acceptance holds what the documentation promises, recomputed here
+//     in 128-bit arithmetic: every field in its range, the output size of
+//     ONNX's formula, no tensor above 2^40 elements and no work above 2^61
+//     multiply-adds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ttile/ttile.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using Wide = __int128;
+
+constexpr int64_t kLargest = int64_t(1) << 31;
+constexpr Wide kLargestTensor = Wide(1) << 40;
+constexpr Wide kLargestWork = Wide(1) << 61;
+
+[[noreturn]] void fail(const char *what, const std::string &detail) {
+  std::fprintf(stderr, "params validation broken: %s: %s\n", what,
+               detail.c_str());
+  std::abort();
+}
+
+/// Takes bytes off the front of the input; zeros once it is exhausted.
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+  uint8_t byte() {
+    if (size_ == 0)
+      return 0;
+    --size_;
+    return *data_++;
+  }
+  template <typename T> T integer() {
+    uint64_t value = 0;
+    for (size_t i = 0; i < sizeof(T); ++i)
+      value |= uint64_t(byte()) << (8 * i);
+    return static_cast<T>(value);
+  }
+
+private:
+  const uint8_t *data_;
+  size_t size_;
+};
+
+/// The edges a validator gets wrong: around 0, 2^30, 2^31 (the largest
+/// value accepted), 2^32, 2^40 (the largest tensor of a spec), 2^61 (the
+/// largest product), and the ends of int64_t.
+constexpr int64_t kEdges[] = {0,
+                              int64_t(1) << 30,
+                              int64_t(1) << 31,
+                              int64_t(1) << 32,
+                              int64_t(1) << 40,
+                              int64_t(1) << 61,
+                              INT64_MAX,
+                              INT64_MIN};
+constexpr int kEdgeCount = sizeof(kEdges) / sizeof(kEdges[0]);
+
+/// One field, from a control byte c and what follows it:
+///   c % 5 == 0  keep the current value
+///   c % 5 == 1  a small value: the next byte, signed
+///   c % 5 == 2  a medium one: the next 2 bytes, unsigned
+///   c % 5 == 3  kEdges[c / 5 % kEdgeCount] plus the next byte mod 3, signed
+///   c % 5 == 4  any value: the next 8 bytes
+/// A hand-written seed is a few bytes (tools/ttile-params-fuzzer/corpus).
+int64_t decodeField(Reader &input, int64_t current) {
+  uint8_t control = input.byte();
+  switch (control % 5) {
+  case 0:
+    return current;
+  case 1:
+    return input.integer<int8_t>();
+  case 2:
+    return input.integer<uint16_t>();
+  case 3: {
+    int64_t edge = kEdges[control / 5 % kEdgeCount], value;
+    if (__builtin_add_overflow(edge, input.integer<int8_t>() % 3, &value))
+      return edge;
+    return value;
+  }
+  default:
+    return input.integer<int64_t>();
+  }
+}
+
+struct Field {
+  const char *name;
+  int64_t ttile_conv2d_params::*member;
+  int64_t least;
+};
+constexpr Field kFields[] = {
+    {"N", &ttile_conv2d_params::N, 1},
+    {"C", &ttile_conv2d_params::C, 1},
+    {"H", &ttile_conv2d_params::H, 1},
+    {"W", &ttile_conv2d_params::W, 1},
+    {"K", &ttile_conv2d_params::K, 1},
+    {"R", &ttile_conv2d_params::R, 1},
+    {"S", &ttile_conv2d_params::S, 1},
+    {"strideH", &ttile_conv2d_params::strideH, 1},
+    {"strideW", &ttile_conv2d_params::strideW, 1},
+    {"padTop", &ttile_conv2d_params::padTop, 0},
+    {"padLeft", &ttile_conv2d_params::padLeft, 0},
+    {"padBottom", &ttile_conv2d_params::padBottom, 0},
+    {"padRight", &ttile_conv2d_params::padRight, 0},
+    {"dilationH", &ttile_conv2d_params::dilationH, 1},
+    {"dilationW", &ttile_conv2d_params::dilationW, 1},
+    {"groups", &ttile_conv2d_params::groups, 1},
+};
+
+std::string describe(const ttile_conv2d_params &p) {
+  std::string text;
+  for (const Field &field : kFields)
+    text += std::string(field.name) + "=" + std::to_string(p.*field.member) +
+            " ";
+  return text + "layout=" + std::to_string(p.layout) +
+         " activation=" + std::to_string(p.activation);
+}
+
+/// Whether a refusal's message names what it refuses.
+bool namesItsSubject(std::string_view message) {
+  constexpr std::string_view prefix = "ttile_conv2d_create: ";
+  if (!message.starts_with(prefix))
+    return false;
+  message.remove_prefix(prefix.size());
+  for (const Field &field : kFields)
+    if (message.starts_with(std::string(field.name) + " ("))
+      return true;
+  for (std::string_view subject :
+       {"layout (", "activation (", "dilated kernel (", "the "})
+    if (message.starts_with(subject))
+      return true;
+  return false;
+}
+
+/// ONNX's output extent, or 0 when the dilated kernel does not fit.
+Wide outputExtent(Wide input, Wide padBegin, Wide padEnd, Wide kernel,
+                  Wide stride, Wide dilation) {
+  Wide padded = input + padBegin + padEnd;
+  Wide dilatedKernel = dilation * (kernel - 1) + 1;
+  return dilatedKernel > padded ? 0 : (padded - dilatedKernel) / stride + 1;
+}
+
+/// What the documentation promises of accepted parameters; a broken
+/// promise, or none when all hold.
+const char *brokenPromise(const ttile_conv2d_params &p, const ttile_conv2d *conv) {
+  for (const Field &field : kFields)
+    if (p.*field.member < field.least || p.*field.member > kLargest)
+      return "a field out of range was accepted";
+  if (p.layout != TTILE_LAYOUT_NHWC && p.layout != TTILE_LAYOUT_NCHW)
+    return "a layout out of range was accepted";
+  if (p.activation != TTILE_ACTIVATION_NONE &&
+      p.activation != TTILE_ACTIVATION_RELU)
+    return "an activation out of range was accepted";
+  Wide outH = outputExtent(p.H, p.padTop, p.padBottom, p.R, p.strideH,
+                           p.dilationH);
+  Wide outW = outputExtent(p.W, p.padLeft, p.padRight, p.S, p.strideW,
+                           p.dilationW);
+  if (outH == 0 || outW == 0)
+    return "a kernel larger than the padded input was accepted";
+  if (ttile_conv2d_out_h(conv) != outH || ttile_conv2d_out_w(conv) != outW)
+    return "the output size is not ONNX's";
+  if (p.C % p.groups != 0 || p.K % p.groups != 0)
+    return "groups that do not divide the channels were accepted";
+  Wide groupChannels = p.C / p.groups;
+  // Each factor is at most 2^32 here, so partial products stop growing
+  // long before a 128-bit overflow once they pass the limit.
+  auto tooLarge = [](std::initializer_list<Wide> factors, Wide limit) {
+    Wide product = 1;
+    for (Wide factor : factors) {
+      product *= factor;
+      if (product > limit)
+        return true;
+    }
+    return false;
+  };
+  if (tooLarge({p.N, p.H, p.W, p.C}, kLargestTensor))
+    return "an input above 2^40 elements was accepted";
+  if (tooLarge({p.R, p.S, groupChannels, p.K}, kLargestTensor))
+    return "weights above 2^40 elements were accepted";
+  if (tooLarge({p.N, outH, outW, p.K}, kLargestTensor))
+    return "an output above 2^40 elements was accepted";
+  if (tooLarge({p.N, outH, outW, p.K, groupChannels, p.R, p.S}, kLargestWork))
+    return "work above 2^61 multiply-adds was accepted";
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
+  // Every field starts at a small valid layer (8 to 16 channels, 10x10,
+  // 3x3, padding 1), so that a seed of a few bytes changes one field.
+  ttile_conv2d_params params;
+  ttile_conv2d_params_init(&params);
+  params.C = 8;
+  params.H = params.W = 10;
+  params.K = 16;
+  params.R = params.S = 3;
+  params.padTop = params.padLeft = params.padBottom = params.padRight = 1;
+  Reader input(bytes, size);
+  for (const Field &field : kFields)
+    params.*field.member = decodeField(input, params.*field.member);
+  // Enumerations: an odd control byte, then any int32_t.
+  if (input.byte() % 2)
+    params.layout = input.integer<int32_t>();
+  if (input.byte() % 2)
+    params.activation = input.integer<int32_t>();
+
+  ttile_conv2d *conv = reinterpret_cast<ttile_conv2d *>(&params);
+  ttile_status status = ttile_conv2d_create(&params, &conv);
+  if (status == TTILE_OK) {
+    if (!conv)
+      fail("TTILE_OK without an object", describe(params));
+    if (const char *broken = brokenPromise(params, conv))
+      fail(broken, describe(params));
+    ttile_conv2d_destroy(conv);
+    return 0;
+  }
+  std::string message = ttile_last_error();
+  if (status != TTILE_INVALID_ARGUMENT)
+    fail("a status other than TTILE_INVALID_ARGUMENT",
+         message + " for " + describe(params));
+  if (conv)
+    fail("*out is not null after a failure", describe(params));
+  if (!namesItsSubject(message))
+    fail("the message names no field", message + " for " + describe(params));
+  return 0;
+}

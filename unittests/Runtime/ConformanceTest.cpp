@@ -1,0 +1,204 @@
+//===- unittests/Runtime/ConformanceTest.cpp - Conv2D against ONNX --------===//
+//
+// The conformance cases of conformance/conv2d.json, one per attribute of
+// ONNX's Conv (layouts, batch, padding, strides, dilations, groups,
+// depthwise, bias, ReLU, odd channel counts, auto_pad), each run through
+// ttile::Conv2D untuned and tuned. Their expected outputs come from an
+// independent reference, scripts/make-conformance, which also says how the
+// inputs are made: value() below is its hash, element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ttile/ttile.h"
+
+#include "CacheTestUtil.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ttile {
+namespace {
+
+using testing::ScopedEnvironment;
+using testing::TemporaryDirectory;
+
+enum Tensor { Input = 0, Weights = 1, Bias = 2 };
+
+/// Element `index` of `tensor`: scripts/make-conformance's value().
+float value(Tensor tensor, int64_t index) {
+  uint32_t x = static_cast<uint32_t>(index) * 0x9E3779B1u +
+               static_cast<uint32_t>(tensor + 1) * 0x85EBCA77u;
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  x ^= x >> 12;
+  return static_cast<float>(static_cast<int>(x % 17) - 8) / 8.0f;
+}
+
+std::vector<float> values(Tensor tensor, int64_t count) {
+  std::vector<float> result(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    result[static_cast<size_t>(i)] = value(tensor, i);
+  return result;
+}
+
+struct ConformanceCase {
+  std::string name, attribute;
+  /// Why the file could not be read; the case then only fails with it.
+  std::string error;
+  Conv2DParams params; ///< With the padding as given, before autoPad.
+  AutoPad autoPad = AutoPad::NotSet;
+  bool bias = false;
+  int64_t pads[4] = {}; ///< Top, left, bottom, right, after autoPad.
+  int64_t outH = 0, outW = 0;
+  std::vector<double> output;
+};
+
+void PrintTo(const ConformanceCase &c, std::ostream *out) { *out << c.name; }
+
+/// The enumerator named `name` in `names`; throws for another name.
+template <typename Enum>
+Enum enumerator(const std::map<std::string, Enum> &names,
+                const std::string &name) {
+  auto found = names.find(name);
+  if (found == names.end())
+    throw std::runtime_error("unknown enumerator '" + name + "'");
+  return found->second;
+}
+
+ConformanceCase parseCase(const nlohmann::json &json) {
+  ConformanceCase c;
+  c.name = json.at("name");
+  c.attribute = json.at("attribute");
+  const nlohmann::json &p = json.at("params");
+  const std::pair<const char *, int64_t Conv2DParams::*> fields[] = {
+      {"N", &Conv2DParams::N},
+      {"C", &Conv2DParams::C},
+      {"H", &Conv2DParams::H},
+      {"W", &Conv2DParams::W},
+      {"K", &Conv2DParams::K},
+      {"R", &Conv2DParams::R},
+      {"S", &Conv2DParams::S},
+      {"strideH", &Conv2DParams::strideH},
+      {"strideW", &Conv2DParams::strideW},
+      {"padTop", &Conv2DParams::padTop},
+      {"padLeft", &Conv2DParams::padLeft},
+      {"padBottom", &Conv2DParams::padBottom},
+      {"padRight", &Conv2DParams::padRight},
+      {"dilationH", &Conv2DParams::dilationH},
+      {"dilationW", &Conv2DParams::dilationW},
+      {"groups", &Conv2DParams::groups}};
+  for (const auto &[name, member] : fields)
+    c.params.*member = p.at(name);
+  c.params.layout = enumerator<Layout>(
+      {{"NHWC", Layout::NHWC}, {"NCHW", Layout::NCHW}}, p.at("layout"));
+  c.params.activation = enumerator<Activation>(
+      {{"None", Activation::None}, {"ReLU", Activation::ReLU}},
+      p.at("activation"));
+  c.autoPad = enumerator<AutoPad>({{"NOTSET", AutoPad::NotSet},
+                                   {"SAME_UPPER", AutoPad::SameUpper},
+                                   {"SAME_LOWER", AutoPad::SameLower},
+                                   {"VALID", AutoPad::Valid}},
+                                  p.at("autoPad"));
+  c.bias = p.at("bias");
+  for (size_t side = 0; side < 4; ++side)
+    c.pads[side] = json.at("pads").at(side);
+  c.outH = json.at("outH");
+  c.outW = json.at("outW");
+  c.output = json.at("output").get<std::vector<double>>();
+  return c;
+}
+
+std::vector<ConformanceCase> loadCases() {
+  try {
+    std::ifstream file(TTILE_CONFORMANCE_FILE);
+    if (!file)
+      throw std::runtime_error("cannot open it");
+    nlohmann::json document = nlohmann::json::parse(file);
+    std::vector<ConformanceCase> cases;
+    for (const nlohmann::json &json : document.at("cases"))
+      cases.push_back(parseCase(json));
+    return cases;
+  } catch (const std::exception &error) {
+    ConformanceCase unreadable;
+    unreadable.name = "unreadable";
+    unreadable.error =
+        std::string(TTILE_CONFORMANCE_FILE) + ": " + error.what();
+    return {unreadable};
+  }
+}
+
+/// Every test gets a cache directory of its own.
+class ConformanceTest : public ::testing::TestWithParam<ConformanceCase> {
+protected:
+  TemporaryDirectory cacheDirectory;
+  ScopedEnvironment cacheDir{"TTILE_CACHE_DIR", cacheDirectory.path().string()};
+};
+
+/// Expects `output` to be `expected`: the cases' sums are exact in float,
+/// so the tolerance only allows for a kernel that rounds differently.
+void expectMatches(const std::vector<float> &output,
+                   const std::vector<double> &expected) {
+  ASSERT_EQ(output.size(), expected.size());
+  int mismatches = 0;
+  for (size_t i = 0; i < output.size() && mismatches < 8; ++i)
+    if (!(std::abs(output[i] - expected[i]) <=
+          1e-5 * std::max(1.0, std::abs(expected[i])))) {
+      ADD_FAILURE() << "output element " << i << ": expected " << expected[i]
+                    << ", got " << output[i];
+      ++mismatches;
+    }
+}
+
+TEST_P(ConformanceTest, MatchesTheIndependentReference) {
+  const ConformanceCase &c = GetParam();
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  SCOPED_TRACE(c.attribute);
+  Conv2DParams p = c.params;
+  setAutoPad(p, c.autoPad);
+  EXPECT_EQ(p.padTop, c.pads[0]);
+  EXPECT_EQ(p.padLeft, c.pads[1]);
+  EXPECT_EQ(p.padBottom, c.pads[2]);
+  EXPECT_EQ(p.padRight, c.pads[3]);
+
+  Conv2D conv(p);
+  EXPECT_EQ(conv.outH(), c.outH);
+  EXPECT_EQ(conv.outW(), c.outW);
+  std::vector<float> input = values(Input, conv.inputElements());
+  std::vector<float> weights = values(Weights, conv.weightElements());
+  std::vector<float> bias = values(Bias, p.K);
+  auto run = [&] {
+    // A huge value shows the elements a kernel forgets.
+    std::vector<float> output(static_cast<size_t>(conv.outputElements()),
+                              1e30f);
+    conv.run(input.data(), weights.data(), c.bias ? bias.data() : nullptr,
+             output.data());
+    return output;
+  };
+  {
+    SCOPED_TRACE("untuned");
+    expectMatches(run(), c.output);
+  }
+  TuneOptions quick;
+  quick.trials = 2;
+  conv.tune(quick);
+  SCOPED_TRACE("tuned: " + conv.scheme());
+  expectMatches(run(), c.output);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Conv2D, ConformanceTest, ::testing::ValuesIn(loadCases()),
+    [](const ::testing::TestParamInfo<ConformanceCase> &info) {
+      return info.param.name;
+    });
+
+} // namespace
+} // namespace ttile

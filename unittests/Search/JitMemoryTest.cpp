@@ -1,0 +1,112 @@
+//===- unittests/Search/JitMemoryTest.cpp - Tuning does not leak kernels --===//
+//
+// A server tunes layer after layer for as long as it runs; each tuning
+// compiles candidates into the process and keeps one. The losers' machine
+// code, JIT libraries and LLVM state must be freed (JIT/KernelJIT.h), or
+// resident memory grows with every candidate ever measured.
+//
+// This test tunes one layer with 1000 candidates, reading the resident set
+// after each, and asserts that it stops growing once the process has warmed
+// up. So that a pass means something, it first measures what keeping
+// kernels alive costs, and requires the allowed growth to be well below
+// what the same number of leaked kernels would add.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JIT/Kernel.h"
+#include "Sanitizers.h"
+#include "Scheme/SchemeParser.h"
+#include "Search/Tuner.h"
+#include "Spec/SpecBuilders.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+namespace ttile::search {
+namespace {
+
+/// Resident memory of this process, in bytes.
+double residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return static_cast<double>(resident) * static_cast<double>(::getpagesize());
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// A small layer whose structured space still holds 1598 distinct
+/// candidates. Each compiles in about 30 ms: the test takes 30 to 60 s.
+spec::Spec layer() {
+  spec::ConvShape shape;
+  shape.K = 32;
+  shape.C = 16;
+  shape.H = shape.W = 8;
+  shape.R = shape.S = 3;
+  shape.bias = true;
+  return spec::conv2d(shape);
+}
+
+TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
+  if (testing::kSanitized)
+    GTEST_SKIP() << "sanitizers keep freed memory in quarantine: resident "
+                    "memory says nothing about leaks there";
+  constexpr int kCandidates = 1000;
+  // Resident memory is read after this many candidates, when allocators,
+  // LLVM's caches and the JIT's memory pools have reached their steady size.
+  constexpr int kWarmCandidates = 200;
+  spec::Spec spec = layer();
+
+  // What a leak would look like: the cost of kernels kept alive.
+  std::vector<jit::Kernel> kept;
+  const scheme::Scheme scheme = untunedScheme(spec);
+  kept.push_back(jit::compileKernel(spec, scheme)); // Warms the JIT up.
+  double beforeKeeping = residentBytes();
+  constexpr int kKept = 50;
+  for (int i = 0; i < kKept; ++i)
+    kept.push_back(jit::compileKernel(spec, scheme));
+  double perKeptKernel = (residentBytes() - beforeKeeping) / kKept;
+  kept.clear();
+
+  TuneOptions options;
+  options.trials = kCandidates;
+  // Timing is not the point: the shortest protocol that still runs each
+  // candidate several times.
+  options.measure.minSeconds = 1e-4;
+  options.measure.repetitions = 1;
+  options.measure.warmupRuns = 1;
+  options.measure.maxRemeasures = 0;
+  double warm = 0, peak = 0;
+  options.progress = [&](const TuneProgress &progress) {
+    double resident = residentBytes();
+    if (progress.trial == kWarmCandidates)
+      warm = resident;
+    if (progress.trial > kWarmCandidates)
+      peak = std::max(peak, resident);
+  };
+  TuneResult result = tune(spec, options);
+  ASSERT_EQ(result.trials + result.rejected, kCandidates)
+      << "the space of the layer holds fewer candidates";
+
+  const double growth = peak - warm;
+  // A leak of every loser would add 800 kernels' worth (some 37 MiB); allow
+  // a tenth of that, and never less than 4 MiB of allocator noise.
+  const double allowed = std::max(
+      4 * kMiB, 0.1 * (kCandidates - kWarmCandidates) * perKeptKernel);
+  std::printf("resident after %d candidates: %.1f MiB, then at most %.1f "
+              "MiB up to %d (+%.2f MiB, allowed %.1f); a kept kernel costs "
+              "%.1f KiB\n",
+              kWarmCandidates, warm / kMiB, peak / kMiB, kCandidates,
+              growth / kMiB, allowed / kMiB, perKeptKernel / 1024);
+  EXPECT_GT(perKeptKernel, 4096.0)
+      << "kept kernels cost no memory: the measurement cannot see a leak";
+  EXPECT_LT(growth, allowed);
+}
+
+} // namespace
+} // namespace ttile::search

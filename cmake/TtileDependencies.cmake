@@ -51,6 +51,20 @@ else()
   message(STATUS "ttile: PAPI not found; timing falls back to the steady clock and TSC")
 endif()
 
+# oneDNN: only ttile-bench uses it, as the baseline it compares with. Not in
+# the sanitizer trees: libdnnl is not instrumented, and its OpenMP threads
+# would give ThreadSanitizer false reports.
+set(TTILE_HAVE_ONEDNN OFF)
+if(TTILE_WITH_ONEDNN AND NOT TTILE_ENABLE_SANITIZERS AND NOT TTILE_ENABLE_TSAN)
+  find_package(DNNL)
+  set(TTILE_HAVE_ONEDNN ${DNNL_FOUND})
+endif()
+if(TTILE_HAVE_ONEDNN)
+  message(STATUS "ttile: oneDNN ${DNNL_VERSION} found (${DNNL_LIBRARY}); ttile-bench compares with it")
+else()
+  message(STATUS "ttile: oneDNN not found; ttile-bench measures ttile alone")
+endif()
+
 if(TTILE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   # lit and FileCheck come from llvm-19-tools. LLVM's own copies are preferred

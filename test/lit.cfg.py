@@ -61,3 +61,6 @@ if "avx2" in flags:
     config.available_features.add("avx2")
 if config.ttile_sanitizers:
     config.available_features.add("asan")
+# `REQUIRES: onednn` for tests of ttile-bench against oneDNN.
+if config.ttile_onednn:
+    config.available_features.add("onednn")

@@ -79,6 +79,43 @@ constexpr MobileNetRow kMobileNet[] = {
     {"MobileNet-13pw", 1024, 1024, 7, 1, 1, 1},
 };
 
+/// A ResNet-50 convolution on an input of inHW x inHW, padded by RS/2 on
+/// every side, occurring `count` times.
+struct ResNet50Row {
+  const char *name;
+  int64_t K, C, inHW, RS, stride;
+  int count;
+};
+
+// He et al. 2016, Table 1, in order: each stage's first block (its 1x1
+// reduction, its 3x3, its 1x1 expansion, shared with the later blocks, and
+// its projection shortcut), then the later blocks' 1x1 reduction and 3x3.
+constexpr ResNet50Row kResNet50[] = {
+    {"ResNet50-1", 64, 3, 224, 7, 2, 1},
+    {"ResNet50-2", 64, 64, 56, 1, 1, 1},
+    {"ResNet50-3", 64, 64, 56, 3, 1, 3},
+    {"ResNet50-4", 256, 64, 56, 1, 1, 4},
+    {"ResNet50-5", 64, 256, 56, 1, 1, 2},
+    {"ResNet50-6", 128, 256, 56, 1, 1, 1},
+    {"ResNet50-7", 128, 128, 56, 3, 2, 1},
+    {"ResNet50-8", 512, 128, 28, 1, 1, 4},
+    {"ResNet50-9", 512, 256, 56, 1, 2, 1},
+    {"ResNet50-10", 128, 512, 28, 1, 1, 3},
+    {"ResNet50-11", 128, 128, 28, 3, 1, 3},
+    {"ResNet50-12", 256, 512, 28, 1, 1, 1},
+    {"ResNet50-13", 256, 256, 28, 3, 2, 1},
+    {"ResNet50-14", 1024, 256, 14, 1, 1, 6},
+    {"ResNet50-15", 1024, 512, 28, 1, 2, 1},
+    {"ResNet50-16", 256, 1024, 14, 1, 1, 5},
+    {"ResNet50-17", 256, 256, 14, 3, 1, 5},
+    {"ResNet50-18", 512, 1024, 14, 1, 1, 1},
+    {"ResNet50-19", 512, 512, 14, 3, 2, 1},
+    {"ResNet50-20", 2048, 512, 7, 1, 1, 3},
+    {"ResNet50-21", 2048, 1024, 14, 1, 2, 1},
+    {"ResNet50-22", 512, 2048, 7, 1, 1, 2},
+    {"ResNet50-23", 512, 512, 7, 3, 1, 2},
+};
+
 std::vector<NamedLayer> paperLayers(std::span<const PaperRow> rows) {
   std::vector<NamedLayer> layers;
   for (const PaperRow &row : rows) {
@@ -93,20 +130,36 @@ std::vector<NamedLayer> paperLayers(std::span<const PaperRow> rows) {
   return layers;
 }
 
+/// A convolution on an input of inHW x inHW, padded by RS/2 on every side.
+Conv2DParams paddedSquare(int64_t K, int64_t C, int64_t inHW, int64_t RS,
+                          int64_t stride) {
+  Conv2DParams params;
+  params.C = C;
+  params.K = K;
+  params.H = params.W = inHW;
+  params.R = params.S = RS;
+  params.strideH = params.strideW = stride;
+  params.padTop = params.padLeft = params.padBottom = params.padRight = RS / 2;
+  return params;
+}
+
 std::vector<NamedLayer> mobileNetLayers() {
   std::vector<NamedLayer> layers;
   for (const MobileNetRow &row : kMobileNet) {
-    Conv2DParams params;
-    params.C = row.C;
-    params.K = row.K;
-    params.H = params.W = row.inHW;
-    params.R = params.S = row.RS;
-    params.strideH = params.strideW = row.stride;
-    params.padTop = params.padLeft = params.padBottom = params.padRight =
-        row.RS / 2;
+    Conv2DParams params =
+        paddedSquare(row.K, row.C, row.inHW, row.RS, row.stride);
     params.groups = row.groups;
     layers.push_back({row.name, params});
   }
+  return layers;
+}
+
+std::vector<NamedLayer> resNet50Layers() {
+  std::vector<NamedLayer> layers;
+  for (const ResNet50Row &row : kResNet50)
+    layers.push_back(
+        {row.name, paddedSquare(row.K, row.C, row.inHW, row.RS, row.stride),
+         row.count});
   return layers;
 }
 
@@ -114,7 +167,7 @@ std::vector<NamedLayer> mobileNetLayers() {
 
 const std::vector<std::string> &networkNames() {
   static const std::vector<std::string> names = {"resnet18", "yolo9000",
-                                                 "mobilenet"};
+                                                 "mobilenet", "resnet50"};
   return names;
 }
 
@@ -125,7 +178,17 @@ std::vector<NamedLayer> networkLayers(std::string_view name) {
     return paperLayers(kYolo9000);
   if (name == "mobilenet")
     return mobileNetLayers();
+  if (name == "resnet50")
+    return resNet50Layers();
   return {};
+}
+
+std::optional<NamedLayer> findNetworkLayer(std::string_view name) {
+  for (const std::string &network : networkNames())
+    for (NamedLayer &layer : networkLayers(network))
+      if (layer.name == name)
+        return std::move(layer);
+  return std::nullopt;
 }
 
 } // namespace ttile::tools

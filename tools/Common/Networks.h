@@ -4,7 +4,11 @@
 //   resnet18, yolo9000  thesis Fig. 6.1 exactly: valid convolutions whose
 //                       H/W is the output size, on a pre-padded input;
 //   mobilenet           MobileNet v1, 224x224, batch 1, width 1.0, with
-//                       its padding; its depthwise layers have groups = C.
+//                       its padding; its depthwise layers have groups = C;
+//   resnet50            ResNet-50 v1.5 (the stride in the 3x3 convolution,
+//                       as in torchvision and MLPerf), 224x224, batch 1,
+//                       with its padding: its 53 convolutions as 23 distinct
+//                       shapes, each with the number of times it occurs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_NETWORKS_H
@@ -12,6 +16,7 @@
 
 #include "ttile/ttile.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +26,9 @@ namespace ttile::tools {
 struct NamedLayer {
   std::string name;
   Conv2DParams params;
+  /// Times the network computes this shape: its weight in averages over the
+  /// network.
+  int count = 1;
 };
 
 /// The names --net accepts.
@@ -28,6 +36,9 @@ const std::vector<std::string> &networkNames();
 
 /// The layers of network `name`, one of networkNames(); empty otherwise.
 std::vector<NamedLayer> networkLayers(std::string_view name);
+
+/// The layer of a known network named `name`, such as "Yolo9000-18".
+std::optional<NamedLayer> findNetworkLayer(std::string_view name);
 
 } // namespace ttile::tools
 

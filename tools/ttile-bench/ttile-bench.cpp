@@ -3,6 +3,12 @@
 //   ttile-bench warm-start (--net NAME | --layer DESC)... [--runs N]
 //   ttile-bench strategies (--net NAME | --layer DESC)... [--trials N]
 //                          [--seeds N]
+//   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
+//                       [--threads N] [--trials N] [--seed N] [--json F]
+//                       [--csv F]
+//   ttile-bench compare --smoke
+//   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
+//                           [--trials N] [--seed N] [--json F]
 //
 // warm-start: what an application pays, in a new process, to construct a
 // Conv2D whose kernel is in the cache and run it once, beyond the kernel's
@@ -14,10 +20,25 @@
 // number of measured candidates by plain random sampling and by ranking ten
 // times as many draws with the data-movement model (thesis 5.4.3).
 //
+// compare: ttile against oneDNN, layer by layer, in this process
+// (Compare.h, CompareReport.h). --threads N gives both libraries N threads
+// (ttile's through TTILE_NUM_THREADS, which is part of its cache key).
+// --smoke runs one tiny layer quickly, for CI: it checks that both run and
+// agree. Exits 1 when a layer failed or the two outputs disagree.
+//
+// convergence: the distribution of random candidates, best-of-n and
+// expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
+// table is at n = --trials.
+//
 //===----------------------------------------------------------------------===//
 
+#include "Compare.h"
+#include "CompareReport.h"
+#include "Convergence.h"
 #include "LayerDescriptor.h"
+#include "Machine.h"
 #include "Networks.h"
+#include "OneDnnConv.h"
 #include "ToolMain.h"
 
 #include "Runtime/ConvParams.h"
@@ -30,6 +51,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
 #include <vector>
 
 using namespace ttile;
@@ -49,21 +74,58 @@ double median(std::vector<double> values) {
                            : (values[middle - 1] + values[middle]) / 2;
 }
 
+const std::map<std::string, bench::LayoutMode> kLayoutModes = {
+    {"any", bench::LayoutMode::Any},
+    {"nhwc", bench::LayoutMode::NHWC},
+    {"nchw", bench::LayoutMode::NCHW}};
+
 struct Options {
   std::vector<std::string> nets, layers;
   int runs = 20;
   int trials = 20;
   int seeds = 3;
+  std::string layout = "any"; ///< A key of kLayoutModes.
+  int threads = 1;
+  std::string json, csv;
+  bool smoke = false;
+  int candidates = 200;
+  uint64_t seed = 1;
 };
+
+/// Layers by network: a name and its layers.
+using Networks =
+    std::vector<std::pair<std::string, std::vector<tools::NamedLayer>>>;
+
+/// The layers to measure: each --net, then the --layer ones together as
+/// "layers".
+Networks networksOf(const Options &options) {
+  Networks networks;
+  for (const std::string &net : options.nets)
+    networks.emplace_back(net, tools::networkLayers(net));
+  if (!options.layers.empty()) {
+    networks.emplace_back("layers", std::vector<tools::NamedLayer>());
+    for (const std::string &text : options.layers) {
+      std::optional<tools::NamedLayer> known = tools::findNetworkLayer(text);
+      networks.back().second.push_back(
+          known ? std::move(*known) : tools::parseLayerDescriptor(text));
+    }
+  }
+  return networks;
+}
 
 std::vector<tools::NamedLayer> layersOf(const Options &options) {
   std::vector<tools::NamedLayer> layers;
-  for (const std::string &net : options.nets)
-    for (tools::NamedLayer &layer : tools::networkLayers(net))
+  for (auto &[name, networkLayers] : networksOf(options))
+    for (tools::NamedLayer &layer : networkLayers)
       layers.push_back(std::move(layer));
-  for (const std::string &descriptor : options.layers)
-    layers.push_back(tools::parseLayerDescriptor(descriptor));
   return layers;
+}
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file.flush())
+    throw Error("cannot write " + path);
 }
 
 /// Returns false when the layer was not in the cache (then tuned).
@@ -123,6 +185,101 @@ int compareStrategies(const tools::NamedLayer &layer, const Options &options) {
   return modelWins;
 }
 
+/// The layer of --smoke: small enough to tune and measure in a second, with
+/// padding, a bias and every dimension above one.
+tools::NamedLayer smokeLayer() {
+  return tools::parseLayerDescriptor("ic8oc16ih10kh3ph1n\"smoke\"");
+}
+
+int runCompare(const Options &options) {
+  Networks networks = options.smoke ? Networks{{"smoke", {smokeLayer()}}}
+                                    : networksOf(options);
+  bench::CompareOptions compare;
+  compare.layout = kLayoutModes.at(options.layout);
+  compare.threads = options.threads;
+  compare.trials = options.smoke ? 2 : options.trials;
+  compare.seed = options.seed;
+  compare.withOneDnn = !bench::oneDnnVersion().empty();
+  if (options.smoke)
+    compare.measure.minSeconds = 0.005;
+  if (compare.withOneDnn)
+    bench::setOneDnnThreads(options.threads);
+
+  const bench::Machine machine = bench::thisMachine();
+  std::printf("%s\n%d thread(s), layout %s, %d trial(s) per layer not yet "
+              "tuned\n",
+              bench::describe(machine).c_str(), options.threads,
+              options.layout.c_str(), compare.trials);
+  if (!compare.withOneDnn)
+    std::printf("ttile-bench was built without oneDNN: measuring ttile "
+                "alone\n");
+  std::printf("\n");
+
+  std::vector<bench::NetworkComparison> results;
+  bool anyProblem = false;
+  for (const auto &[name, layers] : networks) {
+    bench::CompareTable table(stdout, layers, machine.bandwidthGBs);
+    table.printHeader();
+    results.push_back({name, {}});
+    for (const tools::NamedLayer &layer : layers) {
+      bench::LayerComparison result = bench::compareLayer(
+          layer, compare, machine.peakGflops * 1e9);
+      table.printRow(result);
+      if (result.disagree())
+        std::fprintf(stderr,
+                     "ttile-bench: error: ttile and oneDNN disagree on %s: "
+                     "outputs differ by %.1f times the tolerance\n",
+                     layer.name.c_str(), *result.errorRatio);
+      anyProblem |= result.disagree() ||
+                    result.ttile.status == bench::Outcome::Status::Failed ||
+                    result.onednn.status == bench::Outcome::Status::Failed;
+      results.back().layers.push_back(std::move(result));
+    }
+    table.printSummary(results.back());
+  }
+  if (!options.json.empty())
+    writeFile(options.json,
+              bench::toJson(results, machine, compare).dump(1) + "\n");
+  if (!options.csv.empty())
+    writeFile(options.csv, bench::toCsv(results));
+  return anyProblem ? tools::kExitFailure : 0;
+}
+
+int runConvergence(const Options &options) {
+  bench::ConvergenceOptions convergence;
+  convergence.candidates = options.candidates;
+  convergence.seed = options.seed;
+  const bench::Machine machine = bench::thisMachine();
+  std::printf("%s\n%d random candidates per layer, seed %llu; %% of peak\n\n",
+              bench::describe(machine).c_str(), options.candidates,
+              static_cast<unsigned long long>(options.seed));
+  bench::printConvergenceHeader(stdout, options.trials);
+  std::vector<bench::ConvergenceStudy> studies;
+  int close = 0;
+  for (const tools::NamedLayer &layer : layersOf(options)) {
+    studies.push_back(bench::studyConvergence(layer, convergence));
+    bench::printConvergenceRow(stdout, studies.back(), options.trials);
+    close += bench::bestOfRatio(studies.back(), options.trials) >= 0.95;
+  }
+  std::printf("\nthe expected best of %d is within 5%% of the best of all on "
+              "%d of %zu layers\n",
+              options.trials, close, studies.size());
+  if (!options.json.empty())
+    // Compact: every candidate of every layer, a megabyte indented.
+    writeFile(options.json,
+              bench::toJson(studies, machine, convergence).dump() + "\n");
+  return 0;
+}
+
+/// --net and --layer, for a subcommand that measures layers.
+void addLayerOptions(CLI::App &command, Options &options) {
+  command.add_option("--net", options.nets, "network whose layers to measure")
+      ->check(CLI::IsMember(tools::networkNames()));
+  command.add_option("--layer", options.layers,
+                     "layer of a network, e.g. Yolo9000-18, or in benchdnn "
+                     "notation, e.g. ic64oc64ih56kh3ph1");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -132,29 +289,68 @@ int main(int argc, char **argv) {
   Options options;
   CLI::App *warm = app.add_subcommand(
       "warm-start", "overhead of a new process running cached kernels");
-  warm->add_option("--net", options.nets, "network whose layers to measure")
-      ->check(CLI::IsMember(tools::networkNames()));
-  warm->add_option("--layer", options.layers,
-                   "layer in benchdnn notation, e.g. ic64oc64ih56kh3ph1");
+  addLayerOptions(*warm, options);
   warm->add_option("--runs", options.runs,
                    "calls whose median is the kernel's own time")
       ->check(CLI::Range(1, 100000));
   CLI::App *strategies = app.add_subcommand(
       "strategies", "model-ranked against random search, same measurements");
-  strategies->add_option("--net", options.nets, "network whose layers to tune")
-      ->check(CLI::IsMember(tools::networkNames()));
-  strategies->add_option("--layer", options.layers,
-                         "layer in benchdnn notation, e.g. ic64oc64ih56kh3ph1");
+  addLayerOptions(*strategies, options);
   strategies->add_option("--trials", options.trials,
                          "candidates measured per search")
       ->check(CLI::Range(1, 10000));
   strategies->add_option("--seeds", options.seeds, "searches per strategy")
       ->check(CLI::Range(1, 1000));
+  CLI::App *compare = app.add_subcommand(
+      "compare", "ttile against oneDNN, layer by layer, in this process");
+  addLayerOptions(*compare, options);
+  compare
+      ->add_option("--layout", options.layout,
+                   "any: each library's best layout, oneDNN's reorders "
+                   "untimed; nhwc, nchw: both on that layout, reorders timed")
+      ->check(CLI::IsMember(kLayoutModes));
+  compare->add_option("--threads", options.threads, "threads of each library")
+      ->check(CLI::Range(1, 1024));
+  compare
+      ->add_option("--trials", options.trials,
+                   "candidates ttile measures for a layer it has not tuned")
+      ->check(CLI::Range(1, 10000));
+  compare->add_option("--seed", options.seed,
+                      "of ttile's tuning and of the data");
+  compare->add_option("--json", options.json, "write the results as JSON");
+  compare->add_option("--csv", options.csv, "write the results as CSV");
+  compare->add_flag("--smoke", options.smoke,
+                    "one tiny layer, quickly: do both run and agree?")
+      ->excludes("--net", "--layer", "--trials");
+  CLI::App *convergence = app.add_subcommand(
+      "convergence", "how fast random search finds good candidates");
+  addLayerOptions(*convergence, options);
+  convergence
+      ->add_option("--candidates", options.candidates,
+                   "random candidates measured per layer")
+      ->check(CLI::Range(1, 100000));
+  convergence
+      ->add_option("--trials", options.trials,
+                   "the n at which the table reads the curves")
+      ->check(CLI::Range(1, 100000));
+  convergence->add_option("--seed", options.seed, "of the random draws");
+  convergence->add_option("--json", options.json,
+                          "write every candidate and the curves as JSON");
 
   return tools::runTool(app, argc, argv, [&] {
+    if (*compare) {
+      // Before anything starts ttile's thread pool, which reads it once.
+      setenv("TTILE_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
+      if (!options.smoke && options.nets.empty() && options.layers.empty())
+        throw CLI::ValidationError("--net/--layer",
+                                   "give at least one layer, or --smoke");
+      return runCompare(options);
+    }
     std::vector<tools::NamedLayer> layers = layersOf(options);
     if (layers.empty())
       throw CLI::ValidationError("--net/--layer", "give at least one layer");
+    if (*convergence)
+      return runConvergence(options);
     if (*strategies) {
       std::printf("%-14s %4s %12s %12s %8s  %s\n", "layer", "seed",
                   "random GF/s", "model GF/s", "ratio", "winner");

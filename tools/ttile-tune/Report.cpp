@@ -16,8 +16,7 @@ namespace {
 
 /// What the summary line and the JSON summary say about one network.
 struct Summary {
-  int tuned = 0, cacheHits = 0, unsupported = 0, failed = 0;
-  std::set<std::string> unsupportedParameters;
+  int tuned = 0, cacheHits = 0, failed = 0;
   double mflop = 0;          ///< Of the tuned layers.
   double percentOfPeak = 0;  ///< Weighted by each tuned layer's work.
   double tuningSeconds = 0;
@@ -35,10 +34,6 @@ Summary summarize(const NetworkReport &network) {
       weightedPercent += layer.mflop * layer.percentOfPeak;
       summary.tuningSeconds += layer.info.seconds;
       break;
-    case LayerReport::Status::Unsupported:
-      ++summary.unsupported;
-      summary.unsupportedParameters.insert(layer.problem);
-      break;
     case LayerReport::Status::Failed:
       ++summary.failed;
       break;
@@ -55,8 +50,6 @@ const char *statusName(LayerReport::Status status) {
   switch (status) {
   case LayerReport::Status::Tuned:
     return "tuned";
-  case LayerReport::Status::Unsupported:
-    return "unsupported";
   case LayerReport::Status::Failed:
     return "failed";
   case LayerReport::Status::Listed:
@@ -71,63 +64,7 @@ const char *cacheColumn(const LayerReport &layer) {
   return layer.cacheOff ? "off" : "miss";
 }
 
-/// "3" or "3x5": one value when both axes agree.
-std::string pair(int64_t vertical, int64_t horizontal) {
-  return vertical == horizontal ? std::to_string(vertical)
-                                : fmt::format("{}x{}", vertical, horizontal);
-}
-
-/// outH and outW, or none for parameters Conv2D rejects: it explains why
-/// when the layer runs.
-std::optional<std::pair<int64_t, int64_t>>
-outputSize(const Conv2DParams &p) {
-  try {
-    runtime::ConvProblem problem(p);
-    return std::pair(problem.outH(), problem.outW());
-  } catch (const runtime::UnsupportedError &) {
-    // Valid, so the output size is well defined.
-    return std::pair(
-        runtime::convOutputExtent(p.H, p.padTop, p.padBottom, p.R, p.strideH,
-                                  p.dilationH, "H"),
-        runtime::convOutputExtent(p.W, p.padLeft, p.padRight, p.S, p.strideW,
-                                  p.dilationW, "W"));
-  } catch (const Error &) {
-    return std::nullopt;
-  }
-}
-
 } // namespace
-
-double workMflop(const Conv2DParams &p) {
-  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
-  if (!out)
-    return 0;
-  return 2e-6 * static_cast<double>(p.N) * static_cast<double>(out->first) *
-         static_cast<double>(out->second) * static_cast<double>(p.K) *
-         static_cast<double>(p.C / p.groups) * static_cast<double>(p.R) *
-         static_cast<double>(p.S);
-}
-
-std::string formatShape(const Conv2DParams &p) {
-  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
-  std::string outSize = out ? pair(out->first, out->second) : "?";
-  std::string shape =
-      fmt::format("{},{},{},{}", p.K, p.C, outSize, pair(p.R, p.S));
-  if (p.strideH != 1 || p.strideW != 1)
-    shape += " s" + pair(p.strideH, p.strideW);
-  if (p.padTop != 0 || p.padLeft != 0 || p.padBottom != 0 || p.padRight != 0)
-    shape += p.padTop == p.padBottom && p.padLeft == p.padRight
-                 ? " p" + pair(p.padTop, p.padLeft)
-                 : fmt::format(" p{},{},{},{}", p.padTop, p.padLeft,
-                               p.padBottom, p.padRight);
-  if (p.dilationH != 1 || p.dilationW != 1)
-    shape += " d" + pair(p.dilationH, p.dilationW);
-  if (p.N != 1)
-    shape += fmt::format(" mb{}", p.N);
-  if (p.groups != 1)
-    shape += fmt::format(" g{}", p.groups);
-  return shape;
-}
 
 Table::Table(std::FILE *out, const NetworkReport &network, bool listing)
     : out_(out), listing_(listing), nameWidth_(5), shapeWidth_(19) {
@@ -155,9 +92,6 @@ void Table::printRow(const LayerReport &layer) const {
                layer.info.gflops, layer.percentOfPeak, layer.info.seconds,
                layer.info.trials, cacheColumn(layer), layer.scheme);
     break;
-  case LayerReport::Status::Unsupported:
-    fmt::print(out_, "  unsupported: {}", layer.problem);
-    break;
   case LayerReport::Status::Failed:
     fmt::print(out_, "  FAILED: {}", layer.problem);
     break;
@@ -170,19 +104,11 @@ void Table::printRow(const LayerReport &layer) const {
 
 void Table::printSummary(const NetworkReport &network) const {
   Summary s = summarize(network);
-  std::string unsupported = std::to_string(s.unsupported) + " unsupported";
-  const char *separator = " (";
-  for (const std::string &parameter : s.unsupportedParameters) {
-    unsupported += separator + parameter;
-    separator = ", ";
-  }
-  if (!s.unsupportedParameters.empty())
-    unsupported += ")";
   fmt::print(out_,
-             "{}: {} tuned ({} from the cache), {}, {} failed; {:.1f}% of "
+             "{}: {} tuned ({} from the cache), {} failed; {:.1f}% of "
              "peak (FLOP-weighted), {:.1f} s tuning\n",
-             network.name, s.tuned, s.cacheHits, unsupported, s.failed,
-             s.percentOfPeak, s.tuningSeconds);
+             network.name, s.tuned, s.cacheHits, s.failed, s.percentOfPeak,
+             s.tuningSeconds);
 }
 
 nlohmann::json toJson(const std::vector<NetworkReport> &networks,
@@ -240,7 +166,6 @@ nlohmann::json toJson(const std::vector<NetworkReport> &networks,
          {"summary",
           {{"tuned", s.tuned},
            {"cacheHits", s.cacheHits},
-           {"unsupported", s.unsupported},
            {"failed", s.failed},
            {"percentOfPeak", s.percentOfPeak},
            {"tuningSeconds", s.tuningSeconds}}}});

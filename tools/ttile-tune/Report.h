@@ -10,6 +10,7 @@
 #ifndef TTILE_TOOLS_TTILE_TUNE_REPORT_H
 #define TTILE_TOOLS_TTILE_TUNE_REPORT_H
 
+#include "LayerShape.h"
 #include "Networks.h"
 
 #include <nlohmann/json.hpp>
@@ -23,7 +24,6 @@ namespace ttile::tools {
 struct LayerReport {
   enum class Status {
     Tuned,       ///< info and scheme hold the winner.
-    Unsupported, ///< problem names the parameter.
     Failed,      ///< problem holds the error.
     Listed,      ///< --list: nothing was tuned.
   };
@@ -53,15 +53,6 @@ struct Machine {
   int workers = 1;       ///< The worker count (TTILE_NUM_THREADS).
   std::string host, cache; ///< The cache directory, or "off".
 };
-
-/// "K,C,H/W,R/S" as in thesis Fig. 6.1, with the output size, "AxB" where
-/// the two axes differ, then the stride, padding, dilation, batch and
-/// groups where they are not the defaults: "64,64,56,3 s2 p1".
-std::string formatShape(const Conv2DParams &params);
-
-/// MFLOP of one run, 2 per multiply-add, counting groups; 0 when the
-/// parameters give no output.
-double workMflop(const Conv2DParams &params);
 
 /// The table of one network, printed a row at a time as layers finish.
 class Table {

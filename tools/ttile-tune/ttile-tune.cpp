@@ -135,9 +135,6 @@ int threadsOf(const std::string &schemeText) {
 void classifyLayer(LayerReport &report) {
   try {
     runtime::ConvProblem problem(report.layer.params);
-  } catch (const runtime::UnsupportedError &error) {
-    report.status = LayerReport::Status::Unsupported;
-    report.problem = error.parameter();
   } catch (const Error &error) {
     report.status = LayerReport::Status::Failed;
     report.problem = error.what();
@@ -167,9 +164,6 @@ void tuneLayer(LayerReport &report, const Options &options,
     report.threads = threadsOf(report.scheme);
     report.percentOfPeak = 100 * report.info.gflops * 1e9 /
                            (peakFlopsPerThread * report.threads);
-  } catch (const runtime::UnsupportedError &error) {
-    report.status = LayerReport::Status::Unsupported;
-    report.problem = error.parameter();
   } catch (const Error &error) {
     progressBar.clear();
     report.status = LayerReport::Status::Failed;

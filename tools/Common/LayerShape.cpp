@@ -1,0 +1,66 @@
+//===- tools/Common/LayerShape.cpp - A layer's shape and work -------------===//
+
+#include "LayerShape.h"
+
+#include "Runtime/ConvParams.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <optional>
+#include <utility>
+
+namespace ttile::tools {
+namespace {
+
+/// "3" or "3x5": one value when both axes agree.
+std::string pair(int64_t vertical, int64_t horizontal) {
+  return vertical == horizontal ? std::to_string(vertical)
+                                : fmt::format("{}x{}", vertical, horizontal);
+}
+
+/// outH and outW, or none for parameters Conv2D rejects: it explains why
+/// when the layer runs.
+std::optional<std::pair<int64_t, int64_t>>
+outputSize(const Conv2DParams &p) {
+  try {
+    runtime::ConvProblem problem(p);
+    return std::pair(problem.outH(), problem.outW());
+  } catch (const Error &) {
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+double workMflop(const Conv2DParams &p) {
+  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
+  if (!out)
+    return 0;
+  return 2e-6 * static_cast<double>(p.N) * static_cast<double>(out->first) *
+         static_cast<double>(out->second) * static_cast<double>(p.K) *
+         static_cast<double>(p.C / p.groups) * static_cast<double>(p.R) *
+         static_cast<double>(p.S);
+}
+
+std::string formatShape(const Conv2DParams &p) {
+  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
+  std::string outSize = out ? pair(out->first, out->second) : "?";
+  std::string shape =
+      fmt::format("{},{},{},{}", p.K, p.C, outSize, pair(p.R, p.S));
+  if (p.strideH != 1 || p.strideW != 1)
+    shape += " s" + pair(p.strideH, p.strideW);
+  if (p.padTop != 0 || p.padLeft != 0 || p.padBottom != 0 || p.padRight != 0)
+    shape += p.padTop == p.padBottom && p.padLeft == p.padRight
+                 ? " p" + pair(p.padTop, p.padLeft)
+                 : fmt::format(" p{},{},{},{}", p.padTop, p.padLeft,
+                               p.padBottom, p.padRight);
+  if (p.dilationH != 1 || p.dilationW != 1)
+    shape += " d" + pair(p.dilationH, p.dilationW);
+  if (p.N != 1)
+    shape += fmt::format(" mb{}", p.N);
+  if (p.groups != 1)
+    shape += fmt::format(" g{}", p.groups);
+  return shape;
+}
+
+} // namespace ttile::tools

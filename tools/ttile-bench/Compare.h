@@ -1,0 +1,83 @@
+//===- ttile-bench/Compare.h - ttile and oneDNN on one layer ----*- C++ -*-===//
+//
+// `ttile-bench compare` runs each layer through ttile and then through
+// oneDNN in the same process, on the same data, timed by the same protocol
+// (Measure/Benchmark.h, warm caches), and checks that both compute the same
+// output. ttile's figure is Conv2D::run() after Conv2D::tune(): a cached
+// winner when there is one, else tuned now with --trials candidates.
+//
+// Layouts (--layout):
+//   any   each library at its best: ttile on its natural layout (NHWC),
+//         oneDNN on the formats it picks, its reorders outside the timing;
+//   nhwc  both on NHWC data: oneDNN's reorders from and to it are timed;
+//   nchw  likewise on NCHW data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_TOOLS_TTILE_BENCH_COMPARE_H
+#define TTILE_TOOLS_TTILE_BENCH_COMPARE_H
+
+#include "Networks.h"
+
+#include "Measure/Benchmark.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ttile::bench {
+
+enum class LayoutMode { Any, NHWC, NCHW };
+
+/// "any", "nhwc", "nchw".
+const char *layoutModeName(LayoutMode mode);
+
+struct CompareOptions {
+  LayoutMode layout = LayoutMode::Any;
+  int threads = 1;
+  int trials = 20; ///< For layers ttile has not tuned before.
+  uint64_t seed = 1;
+  bool withOneDnn = true;
+  measure::MeasureOptions measure;
+};
+
+/// What one library did with one layer.
+struct Outcome {
+  enum class Status {
+    Measured,    ///< The figures below hold.
+    Failed,      ///< detail is the error.
+    NotRun,      ///< oneDNN without oneDNN.
+  };
+  Status status = Status::NotRun;
+  /// Measured: ttile's scheme, or oneDNN's implementation name.
+  std::string detail;
+  double seconds = 0; ///< Median per call.
+  double gflops = 0;
+  double percentOfPeak = 0; ///< Of the measured peak of the threads used.
+
+  bool measured() const { return status == Status::Measured; }
+};
+
+struct LayerComparison {
+  tools::NamedLayer layer;
+  double mflop = 0; ///< Of one run.
+  /// The bytes one run must move at least: input, weights, bias, output.
+  double megabytes = 0;
+  Outcome ttile, onednn;
+  /// With both measured: the largest difference between their outputs
+  /// divided by the tolerance; the outputs agree when it is at most 1.
+  std::optional<double> errorRatio;
+
+  bool disagree() const { return errorRatio && *errorRatio > 1; }
+  /// ttile's speed over oneDNN's, with both measured.
+  std::optional<double> speedup() const;
+};
+
+/// Runs `layer` through both libraries. Errors of either become its
+/// Outcome; only a failure to allocate the data escapes.
+LayerComparison compareLayer(const tools::NamedLayer &layer,
+                             const CompareOptions &options,
+                             double peakFlopsPerThread);
+
+} // namespace ttile::bench
+
+#endif // TTILE_TOOLS_TTILE_BENCH_COMPARE_H

@@ -1,0 +1,258 @@
+//===- ttile-bench/Convergence.cpp - How fast random search converges -----===//
+
+#include "Convergence.h"
+
+#include "LayerShape.h"
+
+#include "JIT/Kernel.h"
+#include "Measure/PeakProbe.h"
+#include "Measure/TensorBuffers.h"
+#include "Runtime/ConvParams.h"
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Tiling.h"
+#include "Search/DataMovementModel.h"
+#include "Search/MicrokernelClasses.h"
+#include "Search/SearchSpace.h"
+#include "Spec/Check.h"
+#include "Support/Host.h"
+#include "Support/Logging.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
+
+namespace ttile::bench {
+namespace {
+
+/// Draws per candidate wanted before accepting fewer distinct ones: a small
+/// space can hold fewer candidates than asked for.
+constexpr int kDrawAttemptsPerCandidate = 20;
+/// Points of each candidate's output checked against the reference, and
+/// the outputs checked in full, as the tuner does.
+constexpr int64_t kCheckedPoints = 96;
+constexpr int64_t kFullCheckElements = 4096;
+/// A candidate whose single call already lasts the protocol's minimum time
+/// is timed over this many calls, as the tuner does: slow candidates of
+/// large layers would otherwise take seconds each.
+constexpr int kLongKernelRepetitions = 3;
+
+/// `count` distinct random candidates, in draw order.
+std::vector<scheme::Scheme> drawDistinct(const search::SearchSpace &space,
+                                         int count, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<scheme::Scheme> drawn;
+  std::set<std::string> seen;
+  for (int attempt = 0; attempt < count * kDrawAttemptsPerCandidate &&
+                        static_cast<int>(drawn.size()) < count;
+       ++attempt) {
+    scheme::Scheme candidate = space.sample(random);
+    if (seen.insert(scheme::printScheme(candidate)).second)
+      drawn.push_back(std::move(candidate));
+  }
+  return drawn;
+}
+
+/// The candidate compiled, checked and timed; none (logged) when it fails
+/// to compile or computes a wrong result.
+std::optional<Candidate> measureCandidate(const spec::Spec &spec,
+                                          const scheme::Scheme &scheme,
+                                          const measure::TensorBuffers &buffers,
+                                          const measure::MeasureOptions &options) {
+  std::string text = scheme::printScheme(scheme);
+  std::optional<jit::Kernel> kernel;
+  try {
+    kernel = jit::compileKernel(spec, scheme);
+  } catch (const Error &error) {
+    log().error("candidate {} failed to compile: {}", text, error.what());
+    return std::nullopt;
+  }
+  auto start = std::chrono::steady_clock::now();
+  kernel->run(buffers.pointers());
+  double firstRun = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  spec::CheckOptions check;
+  check.samples = kCheckedPoints;
+  check.fullCheckLimit = kFullCheckElements;
+  spec::CheckResult result =
+      spec::checkOutput(spec, buffers.constPointers(), check);
+  if (!result.ok) {
+    log().error("candidate {} computes a wrong result: {}", text,
+                result.report(spec));
+    return std::nullopt;
+  }
+  measure::MeasureOptions protocol = options;
+  if (firstRun > options.minSeconds) {
+    protocol.repetitions = kLongKernelRepetitions;
+    protocol.warmupRuns = 0;
+    protocol.maxRemeasures = 0;
+  }
+  measure::Measurement timing =
+      measure::measure([&] { kernel->run(buffers.pointers()); }, protocol);
+  Candidate candidate;
+  candidate.scheme = text;
+  candidate.gflops = static_cast<double>(spec.flops()) / timing.medianSeconds * 1e-9;
+  candidate.percentOfPeak =
+      100 * candidate.gflops * 1e9 / measure::measuredPeakFlops();
+  return candidate;
+}
+
+std::vector<double> percentsOf(const std::vector<Candidate> &candidates) {
+  std::vector<double> percents;
+  for (const Candidate &candidate : candidates)
+    percents.push_back(candidate.percentOfPeak);
+  return percents;
+}
+
+/// The curve's value at n, or 0 past its end.
+double at(const std::vector<double> &curve, int n) {
+  return n >= 1 && n <= static_cast<int>(curve.size()) ? curve[n - 1] : 0;
+}
+
+} // namespace
+
+ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
+                                  const ConvergenceOptions &options) {
+  const runtime::ConvProblem problem(layer.params);
+  const spec::Spec &spec = problem.spec();
+  const search::MicrokernelFamily &family = search::familyOf(spec);
+  search::SearchSpace space(spec, family, search::microkernelClasses(family),
+                            host().vectorWidth);
+  const search::DataMovementModel model =
+      search::DataMovementModel::forHost(host());
+  measure::TensorBuffers buffers(spec, options.seed);
+
+  ConvergenceStudy study;
+  study.layer = layer;
+  for (const scheme::Scheme &scheme :
+       drawDistinct(space, options.candidates, options.seed)) {
+    std::optional<Candidate> candidate =
+        measureCandidate(spec, scheme, buffers, options.measure);
+    if (!candidate) {
+      ++study.rejected;
+      continue;
+    }
+    candidate->modelCost = model.cost(
+        scheme::buildTileTree(scheme, spec, host().vectorWidth), spec);
+    study.candidates.push_back(std::move(*candidate));
+  }
+  if (study.candidates.empty())
+    throw Error("no candidate of " + layer.name +
+                    " compiled and computed the right result",
+                ErrorCode::Internal);
+  return study;
+}
+
+std::vector<double> bestOfCurve(std::span<const double> percents) {
+  std::vector<double> sorted(percents.begin(), percents.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double size = static_cast<double>(sorted.size());
+  std::vector<double> curve;
+  for (size_t n = 1; n <= sorted.size(); ++n) {
+    // The best of n draws is the i-th smallest value with probability
+    // (i/N)^n - ((i-1)/N)^n.
+    double expected = 0;
+    for (size_t i = 1; i <= sorted.size(); ++i)
+      expected += sorted[i - 1] *
+                  (std::pow(static_cast<double>(i) / size, n) -
+                   std::pow(static_cast<double>(i - 1) / size, n));
+    curve.push_back(expected);
+  }
+  return curve;
+}
+
+std::vector<double> expectCurve(std::span<const double> percents, double tau) {
+  std::vector<double> descending(percents.begin(), percents.end());
+  std::sort(descending.begin(), descending.end(), std::greater<>());
+  const double size = static_cast<double>(descending.size());
+  std::vector<double> curve;
+  for (size_t n = 1; n <= descending.size(); ++n) {
+    // The best of n reaches the k-th best with probability 1 - (1 - k/N)^n,
+    // at least tau from the smallest k at or above N * share on.
+    double share = 1 - std::pow(1 - tau, 1.0 / static_cast<double>(n));
+    size_t k = static_cast<size_t>(std::ceil(share * size - 1e-9));
+    curve.push_back(descending[std::clamp<size_t>(k, 1, descending.size()) - 1]);
+  }
+  return curve;
+}
+
+std::vector<double> modelBestOfCurve(const std::vector<Candidate> &candidates) {
+  std::vector<size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Ties keep the draw order, as the tuner's ranking does.
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::pair(candidates[a].modelCost, a) <
+           std::pair(candidates[b].modelCost, b);
+  });
+  std::vector<double> curve;
+  double best = 0;
+  for (size_t index : order) {
+    best = std::max(best, candidates[index].percentOfPeak);
+    curve.push_back(best);
+  }
+  return curve;
+}
+
+double bestOfRatio(const ConvergenceStudy &study, int trials) {
+  std::vector<double> percents = percentsOf(study.candidates);
+  return at(bestOfCurve(percents), trials) /
+         *std::max_element(percents.begin(), percents.end());
+}
+
+void printConvergenceHeader(std::FILE *out, int trials) {
+  fmt::print(out, "{:<20} {:>10} {:>8} {:>11} {:>6} {:>13} {:>13} {:>13}\n",
+             "layer", "candidates", "best", fmt::format("best of {}", trials),
+             "ratio", fmt::format("expect({},.5)", trials),
+             fmt::format("expect({},.9)", trials),
+             fmt::format("model, {}", trials));
+}
+
+void printConvergenceRow(std::FILE *out, const ConvergenceStudy &study,
+                         int trials) {
+  std::vector<double> percents = percentsOf(study.candidates);
+  double best = *std::max_element(percents.begin(), percents.end());
+  fmt::print(out,
+             "{:<20} {:>10} {:7.1f}% {:10.1f}% {:6.3f} {:12.1f}% {:12.1f}% "
+             "{:12.1f}%\n",
+             study.layer.name, study.candidates.size(), best,
+             at(bestOfCurve(percents), trials), bestOfRatio(study, trials),
+             at(expectCurve(percents, 0.5), trials),
+             at(expectCurve(percents, 0.9), trials),
+             at(modelBestOfCurve(study.candidates), trials));
+  std::fflush(out);
+}
+
+nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
+                      const Machine &machine,
+                      const ConvergenceOptions &options) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const ConvergenceStudy &study : studies) {
+    std::vector<double> percents = percentsOf(study.candidates);
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const Candidate &candidate : study.candidates)
+      candidates.push_back({{"scheme", candidate.scheme},
+                            {"gflops", candidate.gflops},
+                            {"percentOfPeak", candidate.percentOfPeak},
+                            {"modelCost", candidate.modelCost}});
+    layers.push_back({{"name", study.layer.name},
+                      {"shape", tools::formatShape(study.layer.params)},
+                      {"mflop", tools::workMflop(study.layer.params)},
+                      {"rejected", study.rejected},
+                      {"candidates", std::move(candidates)},
+                      {"bestOf", bestOfCurve(percents)},
+                      {"expect50", expectCurve(percents, 0.5)},
+                      {"expect90", expectCurve(percents, 0.9)},
+                      {"modelBestOf", modelBestOfCurve(study.candidates)}});
+  }
+  return {{"machine", toJson(machine)},
+          {"options",
+           {{"candidates", options.candidates}, {"seed", options.seed}}},
+          {"layers", std::move(layers)}};
+}
+
+} // namespace ttile::bench

@@ -1,0 +1,88 @@
+//===- ttile-bench/Convergence.h - How fast random search converges -*- C++ -*-===//
+//
+// `ttile-bench convergence`: the study of paper Figs. 10-11 and thesis
+// 5.4.6. For each layer, N distinct random candidates of its structured
+// space (SearchSpace::sample, as the tuner draws them), each compiled,
+// checked against the reference and timed like a tuning trial. From their
+// distribution:
+//
+//   bestOf(n)       the expected best of n candidates drawn at random from
+//                   the N (with replacement): what tuning with n trials
+//                   finds on average;
+//   expect(n, tau)  thesis 5.4.6: the performance p that the best of n
+//                   random candidates reaches with probability tau,
+//                   pi^-1(1 - (1 - tau)^(1/n)), where pi(p) is the share
+//                   of candidates at p or above;
+//   modelBestOf(n)  the best of the n candidates that the data-movement
+//                   model (thesis 5.4.3) ranks first among the same N: the
+//                   model-ranked strategy, without measuring anything more.
+//
+// Performances are in % of the measured peak of one thread.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_TOOLS_TTILE_BENCH_CONVERGENCE_H
+#define TTILE_TOOLS_TTILE_BENCH_CONVERGENCE_H
+
+#include "Machine.h"
+#include "Networks.h"
+
+#include "Measure/Benchmark.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ttile::bench {
+
+struct ConvergenceOptions {
+  int candidates = 200;
+  uint64_t seed = 1;
+  measure::MeasureOptions measure;
+};
+
+struct Candidate {
+  std::string scheme;
+  double gflops = 0;
+  double percentOfPeak = 0;
+  double modelCost = 0; ///< Of the data-movement model; lower ranks first.
+};
+
+struct ConvergenceStudy {
+  tools::NamedLayer layer;
+  std::vector<Candidate> candidates; ///< Measured ones, in draw order.
+  int rejected = 0; ///< Failed to compile or to compute the right result.
+};
+
+/// Draws, measures and checks the candidates of `layer`. Throws
+/// ttile::Error for a layer ttile does not support, or whose space has
+/// not a single working candidate.
+ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
+                                  const ConvergenceOptions &options);
+
+/// The curves above at n = 1..N, from `percents` in any order (the
+/// candidates' % of peak); empty for no candidates.
+std::vector<double> bestOfCurve(std::span<const double> percents);
+std::vector<double> expectCurve(std::span<const double> percents, double tau);
+std::vector<double> modelBestOfCurve(const std::vector<Candidate> &candidates);
+
+/// bestOf(trials) over the best candidate: how close tuning with `trials`
+/// candidates comes, on average, to the best of all N.
+double bestOfRatio(const ConvergenceStudy &study, int trials);
+
+/// The table's header, and one row per study: the best candidate, the
+/// expected best of `trials` and its bestOfRatio, expect(trials, 0.5) and
+/// expect(trials, 0.9), the model-ranked best of `trials`.
+void printConvergenceHeader(std::FILE *out, int trials);
+void printConvergenceRow(std::FILE *out, const ConvergenceStudy &study,
+                         int trials);
+
+nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
+                      const Machine &machine,
+                      const ConvergenceOptions &options);
+
+} // namespace ttile::bench
+
+#endif // TTILE_TOOLS_TTILE_BENCH_CONVERGENCE_H

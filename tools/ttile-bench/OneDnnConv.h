@@ -1,0 +1,73 @@
+//===- ttile-bench/OneDnnConv.h - The same convolution in oneDNN -*- C++ -*-===//
+//
+// The baseline of `ttile-bench compare`: one ttile::Conv2DParams as a oneDNN
+// convolution_forward primitive (groups, padding, strides, dilations, bias,
+// the ReLU as a post-op), on the tensors of a user layout, that is the
+// layout of params.layout (docs/API.md: NHWC input, RSCK weights, NHWK
+// output; or NCHW, KCRS, NKHW).
+//
+// The primitive always picks its own formats (format_tag::any), and the
+// weights are reordered into its format once, as an inference framework
+// does with constants. What the timed run() includes depends on the mode:
+//
+//   ReordersOutsideTiming  oneDNN's best case: the input is reordered once
+//                          beforehand, the output afterwards; run() is the
+//                          convolution alone.
+//   ReordersInTiming       the user's layout end to end: run() reorders the
+//                          input, convolves and reorders the output, each
+//                          reorder skipped when oneDNN chose the user's
+//                          format itself.
+//
+// Built without oneDNN (cmake/FindDNNL.cmake found none), oneDnnVersion()
+// is empty and constructing a OneDnnConv throws.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_TOOLS_TTILE_BENCH_ONEDNNCONV_H
+#define TTILE_TOOLS_TTILE_BENCH_ONEDNNCONV_H
+
+#include "ttile/ttile.h"
+
+#include <memory>
+#include <string>
+
+namespace ttile::bench {
+
+enum class ReorderTiming { ReordersOutsideTiming, ReordersInTiming };
+
+/// "3.2.0 (OpenMP)", or "" when ttile-bench was built without oneDNN.
+std::string oneDnnVersion();
+
+/// Makes oneDNN run its primitives on `threads` threads and checks that it
+/// will. Throws ttile::Error when its threading runtime cannot be limited
+/// (only OpenMP and sequential builds can), or without oneDNN.
+void setOneDnnThreads(int threads);
+
+class OneDnnConv {
+public:
+  /// Creates the primitive. Throws ttile::Error when oneDNN has no
+  /// implementation for the parameters.
+  OneDnnConv(const Conv2DParams &params, ReorderTiming timing);
+  ~OneDnnConv();
+  OneDnnConv(const OneDnnConv &) = delete;
+  OneDnnConv &operator=(const OneDnnConv &) = delete;
+
+  /// Takes the data, in the user layout, that every run() computes on: the
+  /// weights (K floats of bias) are reordered now. The pointers must stay
+  /// valid until the last run().
+  void setData(const float *input, const float *weights, const float *bias);
+  /// One convolution; returns when it is done.
+  void run();
+  /// The output of the last run(), written in the user layout.
+  void readOutput(float *output);
+
+  /// oneDNN's name of the implementation, e.g. "brgconv:avx512_core".
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ttile::bench
+
+#endif // TTILE_TOOLS_TTILE_BENCH_ONEDNNCONV_H

@@ -64,8 +64,8 @@ SearchSpace spaceFor(const spec::Spec &spec) {
                      host().vectorWidth);
 }
 
-/// `trials` distinct candidates in the order they will be measured, from
-/// `draws` random ones (ranked by the model when there are more).
+} // namespace
+
 std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
                                            uint64_t seed, int trials,
                                            int draws) {
@@ -98,12 +98,6 @@ std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
   return candidates;
 }
 
-struct CheckedKernel {
-  jit::Kernel kernel;
-  double firstRunSeconds; ///< The checked run: cold, an upper bound.
-};
-
-/// A compiled candidate that computes the right thing, or none (logged).
 std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
                                              const scheme::Scheme &scheme,
                                              const measure::TensorBuffers &buffers) {
@@ -130,8 +124,6 @@ std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
     return std::nullopt;
   }
 }
-
-} // namespace
 
 TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   if (options.trials < 1)

@@ -15,6 +15,8 @@
 
 #include "JIT/Kernel.h"
 #include "Measure/Benchmark.h"
+#include "Measure/TensorBuffers.h"
+#include "Search/SearchSpace.h"
 #include "Scheme/Scheme.h"
 #include "Spec/Spec.h"
 
@@ -22,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ttile::search {
 
@@ -75,6 +78,27 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options = {});
 /// data-movement model ranks first among a seeded sample. For running a
 /// problem that was never tuned.
 scheme::Scheme untunedScheme(const spec::Spec &spec);
+
+// The steps of tune(), for studies that measure candidates their own way
+// (ttile-bench convergence).
+
+/// `trials` distinct candidates of `space` in the order tune() measures
+/// them: `draws` seeded random ones, of which the `trials` the model ranks
+/// best when draws > trials. Fewer when the space holds fewer.
+std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
+                                           uint64_t seed, int trials,
+                                           int draws);
+
+struct CheckedKernel {
+  jit::Kernel kernel;
+  double firstRunSeconds; ///< The checked run: cold, an upper bound.
+};
+/// The candidate compiled, run once on `buffers` and checked against the
+/// reference on sampled points; none, logged as an error, when it fails to
+/// compile or computes a wrong result.
+std::optional<CheckedKernel>
+compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
+                const measure::TensorBuffers &buffers);
 
 } // namespace ttile::search
 

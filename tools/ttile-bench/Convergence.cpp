@@ -4,7 +4,6 @@
 
 #include "LayerShape.h"
 
-#include "JIT/Kernel.h"
 #include "Measure/PeakProbe.h"
 #include "Measure/TensorBuffers.h"
 #include "Runtime/ConvParams.h"
@@ -13,49 +12,22 @@
 #include "Search/DataMovementModel.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"
-#include "Spec/Check.h"
+#include "Search/Tuner.h"
 #include "Support/Host.h"
-#include "Support/Logging.h"
 
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
-#include <random>
-#include <set>
 
 namespace ttile::bench {
 namespace {
 
-/// Draws per candidate wanted before accepting fewer distinct ones: a small
-/// space can hold fewer candidates than asked for.
-constexpr int kDrawAttemptsPerCandidate = 20;
-/// Points of each candidate's output checked against the reference, and
-/// the outputs checked in full, as the tuner does.
-constexpr int64_t kCheckedPoints = 96;
-constexpr int64_t kFullCheckElements = 4096;
 /// A candidate whose single call already lasts the protocol's minimum time
-/// is timed over this many calls, as the tuner does: slow candidates of
-/// large layers would otherwise take seconds each.
+/// is timed over this many calls, as tune() times its winner: slow
+/// candidates of large layers would otherwise take seconds each.
 constexpr int kLongKernelRepetitions = 3;
-
-/// `count` distinct random candidates, in draw order.
-std::vector<scheme::Scheme> drawDistinct(const search::SearchSpace &space,
-                                         int count, uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::vector<scheme::Scheme> drawn;
-  std::set<std::string> seen;
-  for (int attempt = 0; attempt < count * kDrawAttemptsPerCandidate &&
-                        static_cast<int>(drawn.size()) < count;
-       ++attempt) {
-    scheme::Scheme candidate = space.sample(random);
-    if (seen.insert(scheme::printScheme(candidate)).second)
-      drawn.push_back(std::move(candidate));
-  }
-  return drawn;
-}
 
 /// The candidate compiled, checked and timed; none (logged) when it fails
 /// to compile or computes a wrong result.
@@ -63,39 +35,23 @@ std::optional<Candidate> measureCandidate(const spec::Spec &spec,
                                           const scheme::Scheme &scheme,
                                           const measure::TensorBuffers &buffers,
                                           const measure::MeasureOptions &options) {
-  std::string text = scheme::printScheme(scheme);
-  std::optional<jit::Kernel> kernel;
-  try {
-    kernel = jit::compileKernel(spec, scheme);
-  } catch (const Error &error) {
-    log().error("candidate {} failed to compile: {}", text, error.what());
+  std::optional<search::CheckedKernel> checked =
+      search::compileAndCheck(spec, scheme, buffers);
+  if (!checked)
     return std::nullopt;
-  }
-  auto start = std::chrono::steady_clock::now();
-  kernel->run(buffers.pointers());
-  double firstRun = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-  spec::CheckOptions check;
-  check.samples = kCheckedPoints;
-  check.fullCheckLimit = kFullCheckElements;
-  spec::CheckResult result =
-      spec::checkOutput(spec, buffers.constPointers(), check);
-  if (!result.ok) {
-    log().error("candidate {} computes a wrong result: {}", text,
-                result.report(spec));
-    return std::nullopt;
-  }
+  // Every candidate is timed in full, unlike in tune(), which stops timing
+  // those that cannot win: the study wants the whole distribution.
   measure::MeasureOptions protocol = options;
-  if (firstRun > options.minSeconds) {
+  if (checked->firstRunSeconds > options.minSeconds) {
     protocol.repetitions = kLongKernelRepetitions;
     protocol.warmupRuns = 0;
     protocol.maxRemeasures = 0;
   }
   measure::Measurement timing =
-      measure::measure([&] { kernel->run(buffers.pointers()); }, protocol);
+      measure::measure([&] { checked->kernel.run(buffers.pointers()); },
+                       protocol);
   Candidate candidate;
-  candidate.scheme = text;
+  candidate.scheme = scheme::printScheme(scheme);
   candidate.gflops = static_cast<double>(spec.flops()) / timing.medianSeconds * 1e-9;
   candidate.percentOfPeak =
       100 * candidate.gflops * 1e9 / measure::measuredPeakFlops();
@@ -130,7 +86,8 @@ ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
   ConvergenceStudy study;
   study.layer = layer;
   for (const scheme::Scheme &scheme :
-       drawDistinct(space, options.candidates, options.seed)) {
+       search::drawCandidates(space, options.seed, options.candidates,
+                              options.candidates)) {
     std::optional<Candidate> candidate =
         measureCandidate(spec, scheme, buffers, options.measure);
     if (!candidate) {

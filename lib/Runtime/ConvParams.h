@@ -57,6 +57,12 @@ inline constexpr IntegerField kIntegerFields[] = {
     {"groups", &Conv2DParams::groups, 1},
 };
 
+/// One input channel per group (groups = C > 1), with or without a channel
+/// multiplier: the convolution spec::conv2d names "depthwise".
+inline bool isDepthwise(const Conv2DParams &params) {
+  return params.groups > 1 && params.C == params.groups;
+}
+
 /// ONNX's output extent along one axis:
 ///   floor((input + padBegin + padEnd - dilation*(kernel-1) - 1) / stride) + 1.
 /// Throws ttile::Error when the dilated kernel does not fit in the padded

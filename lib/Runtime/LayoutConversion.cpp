@@ -97,8 +97,7 @@ LayoutConversion::LayoutConversion(const ConvProblem &problem) {
   groupChannels_ = params.C / params.groups;
   kernelPixels_ = params.R * params.S;
   groups_ = params.groups;
-  bool depthwise = params.groups > 1 && params.C == params.groups;
-  multiplier_ = depthwise ? params.K / params.groups : 1;
+  multiplier_ = isDepthwise(params) ? params.K / params.groups : 1;
 }
 
 LayoutConversion::KernelBuffers

@@ -4,6 +4,8 @@
 
 #include "LayerShape.h"
 
+#include "Runtime/ConvParams.h"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -170,8 +172,7 @@ void CompareTable::printMemoryBound(const NetworkComparison &network) const {
                : std::string("     -");
   };
   for (const LayerComparison &layer : network.layers) {
-    const Conv2DParams &p = layer.layer.params;
-    if (p.groups == 1 || p.groups != p.C)
+    if (!runtime::isDepthwise(layer.layer.params))
       continue;
     fmt::print(out_,
                "  {:<{}} depthwise, {:.2f} MB moved at least: ttile {} GB/s, "

@@ -29,6 +29,16 @@ TEST(Lowering, VectorizedAndUnrolledMatmul) {
                                  "R(i) T(16,k) U(6,i) U(2,j) V(j)"));
 }
 
+TEST(Lowering, PackedZeroPaddingIsVectorizable) {
+  // B zero-padded along its contiguous axis j (B[k, j-1]): the pack copies
+  // the zeros, and the vector loads read the copy.
+  spec::Spec shifted = spec::matmul(4, 32, 8);
+  spec::TensorAxis &column = shifted.tensors[2].axes[1];
+  column.index.constant = -1;
+  column.zeroPadded = true;
+  EXPECT_TRUE(compilesAndMatches(shifted, "T(4,i) T(8,k) Pack(B) U(2,j) V(j)"));
+}
+
 TEST(Lowering, ConvMicrokernelWithHoist) {
   ConvShape shape;
   shape.K = 2 * lanes();

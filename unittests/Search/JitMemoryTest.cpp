@@ -17,7 +17,7 @@
 #include "Sanitizers.h"
 #include "Scheme/SchemeParser.h"
 #include "Search/Tuner.h"
-#include "Spec/SpecBuilders.h"
+#include "SmallConv.h"
 
 #include <gtest/gtest.h>
 
@@ -40,17 +40,6 @@ double residentBytes() {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-/// A small layer whose structured space still holds 1598 distinct
-/// candidates. Each compiles in about 30 ms: the test takes 30 to 60 s.
-spec::Spec layer() {
-  spec::ConvShape shape;
-  shape.K = 32;
-  shape.C = 16;
-  shape.H = shape.W = 8;
-  shape.R = shape.S = 3;
-  shape.bias = true;
-  return spec::conv2d(shape);
-}
 
 TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   if (testing::kSanitized)
@@ -60,7 +49,8 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   // Resident memory is read after this many candidates, when allocators,
   // LLVM's caches and the JIT's memory pools have reached their steady size.
   constexpr int kWarmCandidates = 200;
-  spec::Spec spec = layer();
+  // Each candidate compiles in about 30 ms: the test takes 30 to 60 s.
+  spec::Spec spec = testing::smallConv();
 
   // What a leak would look like: the cost of kernels kept alive.
   std::vector<jit::Kernel> kept;

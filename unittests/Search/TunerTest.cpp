@@ -1,6 +1,7 @@
 //===- unittests/Search/TunerTest.cpp - The online stage, end to end ------===//
 
 #include "PaperLayers.h"
+#include "SmallConv.h"
 
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
@@ -16,15 +17,7 @@
 namespace ttile::search {
 namespace {
 
-spec::Spec smallConv() {
-  spec::ConvShape shape;
-  shape.K = 32;
-  shape.C = 16;
-  shape.H = shape.W = 8;
-  shape.R = shape.S = 3;
-  shape.bias = true;
-  return spec::conv2d(shape);
-}
+using testing::smallConv;
 
 /// Short timings: tests check what tuning returns, not how fast it is.
 TuneOptions quickOptions(Strategy strategy) {

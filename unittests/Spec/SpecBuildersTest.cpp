@@ -96,6 +96,13 @@ TEST(Conv2dTest, PaddingIsAZeroPaddedInputAxis) {
   broken = spec;
   broken.tensors[1].axes[1].zeroPadded = false;
   EXPECT_TRUE(throwsErrorWith([&] { broken.verify(); }, "negative constant"));
+  // Without an input size, the input is what the window reaches less the
+  // padding; padding the whole window leaves none.
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.H = 1, .padTop = 2}); },
+                              "conv2d: the padding along h (2, 0) leaves no "
+                              "input"));
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.padRight = -1}); },
+                              "ConvShape.padRight must be >= 0, got -1"));
 }
 
 TEST(Conv2dTest, GroupsAndDepthwise) {

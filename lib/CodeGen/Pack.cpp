@@ -61,40 +61,99 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
                                             cx.constant(buffer.offset),
                                             "pack." + tensor.name);
 
-  // One loop per axis in the packed order; the innermost is contiguous in
-  // the buffer, so the optimizer vectorizes it when the source is too.
+  // One loop per axis in the packed order. The innermost axis is contiguous
+  // in the buffer; where it is in the source too, it is copied a vector at a
+  // time (masked at the tile's and the tensor's ends), since scalar copies
+  // between pointers that may alias are left scalar by the optimizer.
+  const int innermost = node.axisOrder.back();
+  const bool vectorCopy = cx.lanes > 1 && !source.zeroPadded &&
+                          source.strides[innermost] == 1 &&
+                          buffer.strides[innermost] == 1;
   std::vector<llvm::Value *> position(tensor.axes.size());
-  std::function<void(size_t)> copyAxis = [&](size_t level) {
-    if (level == node.axisOrder.size()) {
-      std::vector<llvm::Value *> sourceIndex;
-      llvm::Value *packedOffset = cx.constant(0);
-      for (size_t a = 0; a < tensor.axes.size(); ++a) {
-        llvm::Value *index = b.CreateAdd(origin[a], position[a]);
-        // A padded axis reads zeros past its end instead (ZeroPadding.h).
-        if (axisMayOverrun(cx, tensor.axes[a]) && !source.zeroPadded)
-          index = b.CreateBinaryIntrinsic(
-              llvm::Intrinsic::smin, index,
-              cx.constant(tensor.axes[a].extent - 1));
-        if (source.origin[a])
-          index = b.CreateSub(index, source.origin[a]);
-        sourceIndex.push_back(index);
-        packedOffset = b.CreateAdd(
-            packedOffset,
-            b.CreateMul(position[a], cx.constant(buffer.strides[a])));
-      }
-      llvm::Value *value = b.CreateAlignedLoad(
-          cx.f32, sourcePointer(cx, source, node.tensor, sourceIndex),
-          kElementAlign);
+
+  // The source index along `a` and the offset in the buffer of `position`.
+  auto sourceIndexOf = [&](size_t a) {
+    llvm::Value *index = b.CreateAdd(origin[a], position[a]);
+    // A padded axis reads zeros past its end instead (ZeroPadding.h).
+    if (axisMayOverrun(cx, tensor.axes[a]) && !source.zeroPadded &&
+        !(vectorCopy && static_cast<int>(a) == innermost))
+      index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index,
+                                      cx.constant(tensor.axes[a].extent - 1));
+    if (source.origin[a])
+      index = b.CreateSub(index, source.origin[a]);
+    return index;
+  };
+  auto packedPointer = [&] {
+    llvm::Value *offset = cx.constant(0);
+    for (size_t a = 0; a < tensor.axes.size(); ++a)
+      offset = b.CreateAdd(
+          offset, b.CreateMul(position[a], cx.constant(buffer.strides[a])));
+    return b.CreateInBoundsGEP(cx.f32, packed, offset);
+  };
+  auto sourceIndices = [&] {
+    std::vector<llvm::Value *> index;
+    for (size_t a = 0; a < tensor.axes.size(); ++a)
+      index.push_back(sourceIndexOf(a));
+    return index;
+  };
+
+  auto copyElement = [&] {
+    llvm::Value *value = b.CreateAlignedLoad(
+        cx.f32, sourcePointer(cx, source, node.tensor, sourceIndices()),
+        kElementAlign);
+    b.CreateAlignedStore(value, packedPointer(), kElementAlign);
+  };
+
+  // Lanes past the tile are not stored (they belong to the next row of the
+  // buffer); lanes past the tensor's end, in a partial tile, store zeros.
+  auto copyVector = [&] {
+    auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
+    llvm::Value *from = sourcePointer(cx, source, node.tensor, sourceIndices());
+    if (buffer.extents[innermost] % cx.lanes == 0 &&
+        !axisMayOverrun(cx, tensor.axes[innermost])) {
       b.CreateAlignedStore(
-          value, b.CreateInBoundsGEP(cx.f32, packed, packedOffset),
+          b.CreateAlignedLoad(vectorType, from, kElementAlign), packedPointer(),
           kElementAlign);
       return;
     }
+    std::vector<llvm::Constant *> steps;
+    for (int lane = 0; lane < cx.lanes; ++lane)
+      steps.push_back(llvm::ConstantInt::get(cx.i64, lane));
+    llvm::Value *lanes = llvm::ConstantVector::get(steps);
+    auto lanesBelow = [&](llvm::Value *limit) {
+      return b.CreateICmpSLT(lanes, b.CreateVectorSplat(cx.lanes, limit));
+    };
+    llvm::Value *inTile = b.CreateSub(
+        cx.constant(buffer.extents[innermost]), position[innermost]);
+    llvm::Value *inTensor = inTile;
+    if (axisMayOverrun(cx, tensor.axes[innermost]))
+      inTensor = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smin, inTile,
+          b.CreateSub(cx.constant(tensor.axes[innermost].extent),
+                      b.CreateAdd(origin[innermost], position[innermost])));
+    llvm::Value *value = b.CreateMaskedLoad(
+        vectorType, from, kElementAlign, lanesBelow(inTensor),
+        llvm::Constant::getNullValue(vectorType));
+    b.CreateMaskedStore(value, packedPointer(), kElementAlign,
+                        lanesBelow(inTile));
+  };
+
+  std::function<void(size_t)> copyAxis = [&](size_t level) {
+    if (level == node.axisOrder.size())
+      return copyElement();
     int axis = node.axisOrder[level];
-    cx.countedLoop("pack." + tensor.axes[axis].name, buffer.extents[axis], {},
+    bool vectors = vectorCopy && axis == innermost;
+    int64_t extent = buffer.extents[axis];
+    int64_t trips = vectors ? (extent + cx.lanes - 1) / cx.lanes : extent;
+    cx.countedLoop("pack." + tensor.axes[axis].name, trips, {},
                    [&](llvm::Value *iv, std::vector<llvm::Value *>) {
-                     position[axis] = iv;
-                     copyAxis(level + 1);
+                     if (!vectors) {
+                       position[axis] = iv;
+                       copyAxis(level + 1);
+                     } else {
+                       position[axis] = b.CreateMul(iv, cx.constant(cx.lanes));
+                       copyVector();
+                     }
                      return std::vector<llvm::Value *>{};
                    });
   };

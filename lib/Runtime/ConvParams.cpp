@@ -135,6 +135,12 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.C = p.C;
   shape.H = outH_;
   shape.W = outW_;
+  if (isPointwise(p)) {
+    // The same memory as one column of N*H*W pixels (ConvParams.h).
+    shape.N = 1;
+    shape.H = p.N * outH_ * outW_;
+    shape.W = 1;
+  }
   shape.R = p.R;
   shape.S = p.S;
   shape.strideH = p.strideH;
@@ -146,8 +152,8 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.padLeft = p.padLeft;
   shape.padBottom = p.padBottom;
   shape.padRight = p.padRight;
-  shape.inputH = p.H;
-  shape.inputW = p.W;
+  shape.inputH = shape.N == p.N ? p.H : shape.H;
+  shape.inputW = shape.N == p.N ? p.W : 1;
   shape.groups = p.groups;
   shape.bias = true;
   shape.activation = specActivation(p.activation);

@@ -63,6 +63,18 @@ inline bool isDepthwise(const Conv2DParams &params) {
   return params.groups > 1 && params.C == params.groups;
 }
 
+/// A 1x1 convolution over every pixel, one group: in NHWC it multiplies
+/// the N*H*W x C matrix of pixels by the C x K weights. Its spec is built
+/// as a convolution over one column of N*H*W pixels, the same memory, so
+/// that microkernels and their Lambda combinations run along all the pixels
+/// rather than along one row: Yolo9000-23's 17 x 17 = 289 = 5*5 + 44*6
+/// pixels run 44 of 49 microkernels at 6 rows, against 2 of 3 (17 = 5 + 2*6).
+inline bool isPointwise(const Conv2DParams &params) {
+  return params.R == 1 && params.S == 1 && params.strideH == 1 &&
+         params.strideW == 1 && params.padTop == 0 && params.padLeft == 0 &&
+         params.padBottom == 0 && params.padRight == 0 && params.groups == 1;
+}
+
 /// ONNX's output extent along one axis:
 ///   floor((input + padBegin + padEnd - dilation*(kernel-1) - 1) / stride) + 1.
 /// Throws ttile::Error when the dilated kernel does not fit in the padded

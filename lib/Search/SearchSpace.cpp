@@ -59,8 +59,9 @@ std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
 SearchSpace::SearchSpace(const spec::Spec &spec,
                          const MicrokernelFamily &family,
                          std::vector<MicrokernelClass> classes,
-                         int vectorWidth)
-    : spec_(spec), family_(family), vectorWidth_(vectorWidth) {
+                         int vectorWidth, int64_t packBudgetBytes)
+    : spec_(spec), family_(family), vectorWidth_(vectorWidth),
+      packBudgetBytes_(packBudgetBytes) {
   for (const std::string &name : family.unrolled) {
     std::optional<spec::DimId> dim = spec.findDim(name);
     if (!dim)
@@ -72,6 +73,12 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
       std::find(family.unrolled.begin(), family.unrolled.end(),
                 family.combinationDim) -
       family.unrolled.begin());
+  for (int t : spec.inputIndices()) {
+    const spec::Tensor &tensor = spec.tensors[t];
+    if (tensor.uses(spec.dimId(family.vectorDim)) &&
+        !tensor.uses(spec.dimId(family.combinationDim)))
+      packedTensor_ = t;
+  }
   for (const MicrokernelClass &microkernelClass : classes)
     addDividingChoices(microkernelClass);
   if (choices_.empty())
@@ -230,10 +237,53 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
   scheme::Scheme scheme;
   scheme.atoms = std::move(levels);
   scheme.atoms.insert(scheme.atoms.end(), inner.begin(), inner.end());
+  maybePack(scheme.atoms, scheme.atoms.size() - inner.size(), tile, random);
   for (scheme::Atom &atom :
        choice.kernel.atoms(family_, choice.combination.has_value()))
     scheme.atoms.push_back(std::move(atom));
   return scheme;
+}
+
+void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
+                            const std::vector<int64_t> &kernelTile,
+                            std::mt19937_64 &random) const {
+  if (!packedTensor_ || packBudgetBytes_ <= 0)
+    return;
+  const spec::Tensor &tensor = spec_.tensors[*packedTensor_];
+  // Walking up from the microkernel: the tile of every dimension below the
+  // current position, and whether a loop there iterates a dimension the
+  // tensor does not use (then the copy is read more than once).
+  std::vector<int64_t> extent = kernelTile;
+  for (size_t d = 0; d < extent.size(); ++d)
+    extent[d] = std::min(extent[d], spec_.dims[d].size);
+  bool reused = false;
+  auto reuses = [&](const std::string &dim) {
+    return !tensor.uses(spec_.dimId(dim));
+  };
+  std::vector<size_t> positions;
+  for (size_t p = atoms.size(); p-- > 0;) {
+    if (const auto *t = std::get_if<scheme::TAtom>(&atoms[p])) {
+      spec::DimId d = spec_.dimId(t->dim);
+      extent[d] = std::min(extent[d] * t->count, spec_.dims[d].size);
+      reused = reused || reuses(t->dim);
+    } else if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atoms[p])) {
+      reused = reused || reuses(lambda->dim);
+    }
+    if (p > end)
+      continue;
+    int64_t bytes = static_cast<int64_t>(spec::elementSize(tensor.type));
+    for (size_t d = 0; d < extent.size(); ++d)
+      if (tensor.uses(static_cast<spec::DimId>(d)))
+        bytes *= extent[d];
+    // Atom p is the outermost loop below a Pack inserted at p.
+    if (reused && bytes <= packBudgetBytes_)
+      positions.push_back(p);
+  }
+  if (positions.empty() || std::bernoulli_distribution(0.5)(random))
+    return;
+  size_t position = pickUniform(positions, random);
+  atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(position),
+               scheme::PackAtom{tensor.name, {}});
 }
 
 } // namespace ttile::search

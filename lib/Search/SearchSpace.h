@@ -10,7 +10,13 @@
 //     least 32 iterations of it;
 //  3. then, level by level, a (dimension, factor) pair drawn uniformly among
 //     the divisors of what is left to cover, until everything is covered;
-//  4. a combination's Lambda placed at any level above the reuse loop.
+//  4. a combination's Lambda placed at any level above the reuse loop;
+//  5. for half the candidates, a Pack of the weights (the input indexed by
+//     the vectorized dimension and not by the combination one) at a level
+//     above the reuse loop where its tile fits the pack budget and a loop
+//     below reuses it: a contiguous, aligned copy instead of rows a whole
+//     K apart, which for large K conflict in the caches and defeat the
+//     prefetchers.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
 // then complete it at random. When nothing divides (a prime size below the
@@ -50,8 +56,11 @@ public:
   /// The space of `spec` built from `classes` of `family`. Throws
   /// ttile::Error when the spec is not of the family's shape (a dimension of
   /// the family is missing).
+  /// `packBudgetBytes` bounds the tile a Pack copies (half the L2 keeps it
+  /// cached while it is reused); 0 draws no Pack.
   SearchSpace(const spec::Spec &spec, const MicrokernelFamily &family,
-              std::vector<MicrokernelClass> classes, int vectorWidth);
+              std::vector<MicrokernelClass> classes, int vectorWidth,
+              int64_t packBudgetBytes = 0);
 
   const spec::Spec &spec() const { return spec_; }
   /// Every microkernel and combination that divides the problem; the
@@ -71,12 +80,22 @@ private:
   std::vector<int64_t> tileOf(const MicrokernelChoice &choice) const;
   void addDividingChoices(const MicrokernelClass &microkernelClass);
   MicrokernelChoice fallback(const std::vector<MicrokernelClass> &classes) const;
+  /// Inserts, with probability 1/2, a Pack of the packed tensor into
+  /// `atoms` above index `end` (the reuse loop), at a position drawn among
+  /// those where its tile fits the budget and is reused below.
+  void maybePack(std::vector<scheme::Atom> &atoms, size_t end,
+                 const std::vector<int64_t> &kernelTile,
+                 std::mt19937_64 &random) const;
 
   const spec::Spec &spec_;
   const MicrokernelFamily &family_;
   int vectorWidth_;
   std::vector<spec::DimId> familyDims_; ///< Spec dim of each family dim.
   size_t combinationIndex_ = 0; ///< Of the combination dim in the family.
+  int64_t packBudgetBytes_;
+  /// The input a Pack copies: indexed by the vectorized dimension, not by
+  /// the combination one (conv2d's W, matmul's B); none when no input is.
+  std::optional<int> packedTensor_;
   std::vector<MicrokernelChoice> choices_;
 };
 

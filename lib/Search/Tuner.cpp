@@ -58,13 +58,15 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+} // namespace
+
 SearchSpace spaceFor(const spec::Spec &spec) {
   const MicrokernelFamily &family = familyOf(spec);
+  const std::vector<CacheLevel> &caches = host().dataCaches;
+  int64_t packBudget = caches.size() > 1 ? caches[1].bytes / 2 : 0;
   return SearchSpace(spec, family, microkernelClasses(family),
-                     host().vectorWidth);
+                     host().vectorWidth, packBudget);
 }
-
-} // namespace
 
 std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
                                            uint64_t seed, int trials,

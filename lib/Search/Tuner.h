@@ -82,6 +82,11 @@ scheme::Scheme untunedScheme(const spec::Spec &spec);
 // The steps of tune(), for studies that measure candidates their own way
 // (ttile-bench convergence).
 
+/// The space tune() searches for `spec` on this host: the family's
+/// microkernel classes, the host's vector width, and a pack budget of half
+/// its L2.
+SearchSpace spaceFor(const spec::Spec &spec);
+
 /// `trials` distinct candidates of `space` in the order tune() measures
 /// them: `draws` seeded random ones, of which the `trials` the model ranks
 /// best when draws > trials. Fewer when the space holds fewer.

@@ -76,9 +76,7 @@ ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
                                   const ConvergenceOptions &options) {
   const runtime::ConvProblem problem(layer.params);
   const spec::Spec &spec = problem.spec();
-  const search::MicrokernelFamily &family = search::familyOf(spec);
-  search::SearchSpace space(spec, family, search::microkernelClasses(family),
-                            host().vectorWidth);
+  const search::SearchSpace space = search::spaceFor(spec);
   const search::DataMovementModel model =
       search::DataMovementModel::forHost(host());
   measure::TensorBuffers buffers(spec, options.seed);

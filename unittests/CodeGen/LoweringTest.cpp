@@ -129,6 +129,23 @@ TEST(Lowering, PackInputTile) {
                                  "T(2,j) T(2,i) Pack(A) T(32,k) U(4,i) V(j)"));
 }
 
+TEST(Lowering, PackCopiesVectorsMaskedAtTheTensorsEnd) {
+  // j = 2 vectors + 5: the second tile of B runs past the end of j, and its
+  // copy stops there (masked loads) without writing past the tile.
+  EXPECT_TRUE(compilesAndMatches(spec::matmul(6, 2 * lanes() + 5, 16),
+                                 "T(2,j) Pack(B) T(16,k) U(6,i) U(2,j) V(j)"));
+  // A tile narrower than a vector: K = 13 channels of weights.
+  ConvShape shape;
+  shape.K = 13;
+  shape.C = 5;
+  shape.H = 6;
+  shape.W = 2;
+  shape.R = shape.S = 3;
+  shape.padTop = shape.padLeft = 1;
+  EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
+                                 "T(2,w) Pack(W) T(3,r) T(3,s) T(5,c) U(6,h) V(k)"));
+}
+
 TEST(Lowering, PackWithPermutationMakesADimensionVectorizable) {
   // B[j,k] has k contiguous; the packed copy has j contiguous, so V(j) reads
   // it with vector loads.

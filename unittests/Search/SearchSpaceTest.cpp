@@ -2,7 +2,9 @@
 
 #include "PaperLayers.h"
 
+#include "Scheme/Footprint.h"
 #include "Scheme/SchemeParser.h"
+#include "Scheme/Tiling.h"
 #include "Scheme/Validate.h"
 #include "Search/SearchSpace.h"
 #include "Spec/SpecBuilders.h"
@@ -27,8 +29,12 @@ std::vector<MicrokernelClass> convClasses() {
           {{{1, 1, 1, 2, 0, 1}}, {7, 8, 9, 10, 11, 12, 13, 14}, 88}};
 }
 
-SearchSpace convSpace(const spec::Spec &spec) {
-  return SearchSpace(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth);
+/// Half of a 1 MiB L2, as the tuner gives on the development machine.
+constexpr int64_t kPackBudget = 512 * 1024;
+
+SearchSpace convSpace(const spec::Spec &spec, int64_t packBudget = kPackBudget) {
+  return SearchSpace(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth,
+                     packBudget);
 }
 
 TEST(SearchSpace, EverySampleOfEveryPaperLayerValidates) {
@@ -105,6 +111,62 @@ TEST(SearchSpace, VectorTailsStayInTheStructuredSpace) {
   std::mt19937_64 random(5);
   for (int i = 0; i < 20; ++i)
     EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
+/// The index of the Pack in `scheme`, if any.
+std::optional<size_t> packIndex(const scheme::Scheme &scheme) {
+  for (size_t i = 0; i < scheme.atoms.size(); ++i)
+    if (std::holds_alternative<scheme::PackAtom>(scheme.atoms[i]))
+      return i;
+  return std::nullopt;
+}
+
+TEST(SearchSpace, PacksTheWeightsWhereALoopBelowReusesThem) {
+  // Yolo9000-23: 116 MB of weights, rows of 28269 floats.
+  spec::Spec spec = testing::paperLayers()[10].spec();
+  SearchSpace space = convSpace(spec);
+  std::mt19937_64 random(9);
+  int packed = 0;
+  for (int i = 0; i < 200; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    std::optional<size_t> pack = packIndex(scheme);
+    if (!pack)
+      continue;
+    ++packed;
+    EXPECT_EQ(std::get<scheme::PackAtom>(scheme.atoms[*pack]).tensor, "W");
+    // Below it, before the reuse loop and the microkernel, a loop over a
+    // dimension the weights do not use: h (maybe in a Lambda) or w.
+    bool reused = false;
+    for (size_t a = *pack + 1; a < scheme.atoms.size(); ++a) {
+      if (const auto *t = std::get_if<scheme::TAtom>(&scheme.atoms[a]))
+        reused |= t->dim == "h" || t->dim == "w";
+      reused |= std::holds_alternative<scheme::LambdaAtom>(scheme.atoms[a]);
+    }
+    EXPECT_TRUE(reused) << scheme::printScheme(scheme);
+    // The copied tile fits the budget.
+    scheme::TileTree tree = scheme::buildTileTree(scheme, spec, kWidth);
+    const scheme::TileNode *node = &tree.root;
+    while (node->kind != scheme::TileNode::Kind::Pack) {
+      ASSERT_FALSE(node->children.empty()) << scheme::printScheme(scheme);
+      node = &node->children.front();
+    }
+    EXPECT_LE(4 * scheme::tensorFootprint(spec, node->tensor, node->extent),
+              kPackBudget)
+        << scheme::printScheme(scheme);
+  }
+  // Half of the samples that have a position for it (33 of the 200 with
+  // this seed): where the loops over h and w are all above the k and c
+  // tiles, a tile below them that fits the budget is reused by nothing.
+  EXPECT_GT(packed, 10);
+  EXPECT_LT(packed, 100);
+}
+
+TEST(SearchSpace, NoPackWithoutABudget) {
+  spec::Spec spec = testing::paperLayers()[10].spec();
+  SearchSpace space = convSpace(spec, /*packBudget=*/0);
+  std::mt19937_64 random(9);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_FALSE(packIndex(space.sample(random)));
 }
 
 TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {

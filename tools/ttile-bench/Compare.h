@@ -4,7 +4,9 @@
 // oneDNN in the same process, on the same data, timed by the same protocol
 // (Measure/Benchmark.h, warm caches), and checks that both compute the same
 // output. ttile's figure is Conv2D::run() after Conv2D::tune(): a cached
-// winner when there is one, else tuned now with --trials candidates.
+// winner when there is one, else tuned now with --trials candidates. Both
+// are set up first, then timed in turn --rounds times; each keeps its
+// fastest median.
 //
 // Layouts (--layout):
 //   any   each library at its best: ttile on its natural layout (NHWC),
@@ -35,6 +37,7 @@ struct CompareOptions {
   LayoutMode layout = LayoutMode::Any;
   int threads = 1;
   int trials = 20; ///< For layers ttile has not tuned before.
+  int rounds = 3;  ///< Alternate measurements of each library.
   uint64_t seed = 1;
   bool withOneDnn = true;
   measure::MeasureOptions measure;
@@ -50,7 +53,7 @@ struct Outcome {
   Status status = Status::NotRun;
   /// Measured: ttile's scheme, or oneDNN's implementation name.
   std::string detail;
-  double seconds = 0; ///< Median per call.
+  double seconds = 0; ///< Per call: the fastest of the rounds' medians.
   double gflops = 0;
   double percentOfPeak = 0; ///< Of the measured peak of the threads used.
 

@@ -4,8 +4,8 @@
 //   ttile-bench strategies (--net NAME | --layer DESC)... [--trials N]
 //                          [--seeds N]
 //   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
-//                       [--threads N] [--trials N] [--seed N] [--json F]
-//                       [--csv F]
+//                       [--threads N] [--trials N] [--rounds N] [--seed N]
+//                       [--json F] [--csv F]
 //   ttile-bench compare --smoke
 //   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
 //                           [--trials N] [--seed N] [--json F]
@@ -88,6 +88,7 @@ struct Options {
   int threads = 1;
   std::string json, csv;
   bool smoke = false;
+  int rounds = 3;
   int candidates = 200;
   uint64_t seed = 1;
 };
@@ -199,6 +200,7 @@ int runCompare(const Options &options) {
   compare.threads = options.threads;
   compare.trials = options.smoke ? 2 : options.trials;
   compare.seed = options.seed;
+  compare.rounds = options.smoke ? 1 : options.rounds;
   compare.withOneDnn = !bench::oneDnnVersion().empty();
   if (options.smoke)
     compare.measure.minSeconds = 0.005;
@@ -315,6 +317,11 @@ int main(int argc, char **argv) {
       ->add_option("--trials", options.trials,
                    "candidates ttile measures for a layer it has not tuned")
       ->check(CLI::Range(1, 10000));
+  compare
+      ->add_option("--rounds", options.rounds,
+                   "times each library is measured, alternately; each keeps "
+                   "its fastest median")
+      ->check(CLI::Range(1, 100));
   compare->add_option("--seed", options.seed,
                       "of ttile's tuning and of the data");
   compare->add_option("--json", options.json, "write the results as JSON");

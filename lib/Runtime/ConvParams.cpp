@@ -135,12 +135,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.C = p.C;
   shape.H = outH_;
   shape.W = outW_;
-  if (isPointwise(p)) {
-    // The same memory as one column of N*H*W pixels (ConvParams.h).
-    shape.N = 1;
-    shape.H = p.N * outH_ * outW_;
-    shape.W = 1;
-  }
+
   shape.R = p.R;
   shape.S = p.S;
   shape.strideH = p.strideH;
@@ -152,8 +147,14 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.padLeft = p.padLeft;
   shape.padBottom = p.padBottom;
   shape.padRight = p.padRight;
-  shape.inputH = shape.N == p.N ? p.H : shape.H;
-  shape.inputW = shape.N == p.N ? p.W : 1;
+  shape.inputH = p.H;
+  shape.inputW = p.W;
+  if (isPointwise(p)) {
+    // The same memory as one column of N*H*W pixels (ConvParams.h).
+    shape.N = 1;
+    shape.H = shape.inputH = p.N * outH_ * outW_;
+    shape.W = shape.inputW = 1;
+  }
   shape.groups = p.groups;
   shape.bias = true;
   shape.activation = specActivation(p.activation);

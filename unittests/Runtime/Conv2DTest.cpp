@@ -304,6 +304,16 @@ TEST_F(Conv2DTest, MatchesTheReference) {
   }
   {
     Conv2DParams p;
+    p.N = 1; p.C = 64; p.H = 8; p.W = 8; p.K = 64; p.R = 1; p.S = 1;
+    cases.push_back({"pointwise: one column of H*W pixels", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 2; p.C = 16; p.H = 5; p.W = 6; p.K = 20; p.R = 1; p.S = 1;
+    cases.push_back({"pointwise with a batch: one column of N*H*W pixels", p});
+  }
+  {
+    Conv2DParams p;
     p.N = 3; p.C = 2; p.H = 6; p.W = 5; p.K = 4; p.R = 3; p.S = 3;
     p.padBottom = 2; p.padRight = 1;
     p.activation = Activation::ReLU;
@@ -474,7 +484,9 @@ TEST_F(Conv2DTest, ReportsProgress) {
     if (i > 0)
       EXPECT_GE(steps[i].bestGflops, steps[i - 1].bestGflops);
   }
-  EXPECT_DOUBLE_EQ(steps.back().bestGflops, conv.tuneInfo().gflops);
+  // The fastest candidates are timed once more at the end, each keeping
+  // the faster of its two figures: the result is at least the last step's.
+  EXPECT_GE(conv.tuneInfo().gflops, steps.back().bestGflops);
 }
 
 TEST_F(Conv2DTest, IsMovable) {

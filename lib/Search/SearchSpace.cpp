@@ -131,22 +131,40 @@ void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
       choices_.push_back(single);
   }
   const int64_t extent = spec_.dims[combinationDim].size;
+  auto addCombination = [&](int64_t a, int64_t first, int64_t b,
+                            int64_t second) {
+    MicrokernelChoice combined;
+    combined.kernel = microkernelClass.shape;
+    combined.kernel.factors[combinationIndex_] = first;
+    combined.combination = scheme::LambdaAtom{family_.combinationDim,
+                                              {{a, first}, {b, second}}};
+    if (divides(combined))
+      choices_.push_back(combined);
+  };
   for (size_t first = 0; first < sizes.size(); ++first)
     for (size_t second = first + 1; second < sizes.size(); ++second)
       for (int64_t a = 1; a <= kMaxRepetitions; ++a)
         for (int64_t b = 1; b <= kMaxRepetitions; ++b) {
           int64_t total = a * sizes[first] + b * sizes[second];
-          if (total > extent || extent % total != 0)
-            continue;
-          MicrokernelChoice combined;
-          combined.kernel = microkernelClass.shape;
-          combined.kernel.factors[combinationIndex_] = sizes[first];
-          combined.combination = scheme::LambdaAtom{
-              family_.combinationDim,
-              {{a, sizes[first]}, {b, sizes[second]}}};
-          if (divides(combined))
-            choices_.push_back(combined);
+          if (total <= extent && extent % total == 0)
+            addCombination(a, sizes[first], b, sizes[second]);
         }
+  // Where no size of the class divides the extent, also the combination
+  // covering all of it with as many of the larger size as possible: a
+  // pointwise layer's column of 17 x 17 = 289 pixels runs 44 microkernels
+  // of 6 rows and 5 of 5 (289 = 5*5 + 44*6), not 17 of 17 = 5 + 2*6.
+  if (std::any_of(sizes.begin(), sizes.end(),
+                  [&](int64_t size) { return extent % size == 0; }))
+    return;
+  for (size_t first = 0; first < sizes.size(); ++first)
+    for (size_t second = first + 1; second < sizes.size(); ++second)
+      for (int64_t b = extent / sizes[second]; b > kMaxRepetitions; --b) {
+        int64_t rest = extent - b * sizes[second];
+        if (rest > 0 && rest % sizes[first] == 0) {
+          addCombination(rest / sizes[first], sizes[first], b, sizes[second]);
+          break;
+        }
+      }
 }
 
 MicrokernelChoice

@@ -4,8 +4,10 @@
 //
 //  1. the microkernels of the offline classes whose sizes divide the
 //     problem, and the combinations a*x1 + b*x2 of two microkernels of one
-//     class along the combination dimension (h) that divide its size; the
-//     vectorized dimension alone may end in a masked tail;
+//     class along the combination dimension (h) that divide its size, with
+//     a, b <= 4, and, where no size of the class divides it, with as many
+//     x2 as cover it all; the vectorized dimension alone may end in a
+//     masked tail;
 //  2. above a microkernel, the reuse loop (c) first, over all of c or at
 //     least 32 iterations of it;
 //  3. then, level by level, a (dimension, factor) pair drawn uniformly among

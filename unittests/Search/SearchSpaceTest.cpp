@@ -67,6 +67,33 @@ TEST(SearchSpace, Yolo13NeedsAndFindsTheCombination2x11Plus12) {
   EXPECT_FALSE(space.usesFallback());
 }
 
+TEST(SearchSpace, PointwiseColumnOfPixelsIsCoveredByOneCombination) {
+  // Yolo9000-23 as the runtime specifies it: 17 x 17 = 289 pixels in one
+  // column. Besides 17 = 5 + 2*6 repeated, one Lambda covers all 289.
+  spec::ConvShape shape;
+  shape.K = 28269;
+  shape.C = 1024;
+  shape.H = 289;
+  SearchSpace space = convSpace(spec::conv2d(shape));
+  std::vector<std::string> texts;
+  for (const MicrokernelChoice &choice : space.choices())
+    texts.push_back(choice.str(MicrokernelFamily::conv2d()));
+  auto has = [&](const std::string &text) {
+    return std::find(texts.begin(), texts.end(), text) != texts.end();
+  };
+  EXPECT_TRUE(has("Lambda(h,[(1,5),(2,6)]) U(lambda,h) U(4,k) V(k) (partial tiles)"));
+  EXPECT_TRUE(has("Lambda(h,[(5,5),(44,6)]) U(lambda,h) U(4,k) V(k) (partial tiles)"));
+  EXPECT_TRUE(has("Lambda(h,[(1,4),(57,5)]) U(lambda,h) U(4,k) V(k) (partial tiles)"));
+  // Not where a size of the class divides the extent: 14 x 14 = 196 = 14^2.
+  shape.K = 64;
+  shape.H = 196;
+  SearchSpace divided = convSpace(spec::conv2d(shape));
+  for (const MicrokernelChoice &choice : divided.choices())
+    if (choice.combination)
+      for (const auto &[repetitions, size] : choice.combination->parts)
+        EXPECT_LE(repetitions, 4) << choice.str(MicrokernelFamily::conv2d());
+}
+
 TEST(SearchSpace, ReuseLoopSitsRightAboveTheMicrokernel) {
   spec::Spec spec = testing::paperLayers()[12].spec(); // ResNet18-2, C = 64
   SearchSpace space = convSpace(spec);

@@ -159,6 +159,11 @@ void resolvePadding(const Parser &parser, const Axis &axis, const char *outKey,
 
 } // namespace
 
+NamedLayer parseLayer(std::string_view text) {
+  std::optional<NamedLayer> known = findNetworkLayer(text);
+  return known ? std::move(*known) : parseLayerDescriptor(text);
+}
+
 NamedLayer parseLayerDescriptor(std::string_view descriptor) {
   Parser parser(descriptor);
   parser.parse();

@@ -40,6 +40,10 @@ namespace ttile::tools {
 /// parameters themselves are checked by ttile::Conv2D.
 NamedLayer parseLayerDescriptor(std::string_view descriptor);
 
+/// The layer of a known network named `text` ("Yolo9000-18"), else the
+/// layer the descriptor `text` describes.
+NamedLayer parseLayer(std::string_view text);
+
 } // namespace ttile::tools
 
 #endif // TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H

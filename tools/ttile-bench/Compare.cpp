@@ -5,6 +5,7 @@
 #include "LayerShape.h"
 #include "OneDnnConv.h"
 
+#include "Measure/AlignedBuffer.h"
 #include "Runtime/ConvParams.h"
 #include "ttile/ttile.h"
 
@@ -12,7 +13,6 @@
 #include <cmath>
 #include <functional>
 #include <memory>
-#include <random>
 #include <vector>
 
 namespace ttile::bench {
@@ -25,9 +25,11 @@ namespace {
 constexpr double kRelativeTolerance = 1e-5;
 
 /// The data both libraries compute on, in the user layout, and where each
-/// writes its output.
+/// writes its output. Every buffer is 64-byte aligned, as oneDNN's own
+/// memory is (ttile accepts any 4-byte aligned buffer, at a cost: vector
+/// accesses then straddle cache lines).
 struct LayerData {
-  std::vector<float> input, weights, bias, ttileOutput, onednnOutput;
+  measure::AlignedBuffer input, weights, bias, ttileOutput, onednnOutput;
   /// Products summed into each output element: C/groups * R * S.
   int64_t taps = 0;
 };
@@ -37,23 +39,18 @@ LayerData makeData(const Conv2DParams &p, uint64_t seed) {
                                            p.strideH, p.dilationH, "H");
   int64_t outW = runtime::convOutputExtent(p.W, p.padLeft, p.padRight, p.S,
                                            p.strideW, p.dilationW, "W");
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto randomVector = [&](int64_t size) {
-    std::vector<float> values(static_cast<size_t>(size));
-    for (float &value : values)
-      value = uniform(random);
-    return values;
+  auto randomBuffer = [&](int64_t size, uint64_t stream) {
+    measure::AlignedBuffer buffer(static_cast<size_t>(size));
+    buffer.fillRandom(seed * 4 + stream);
+    return buffer;
   };
-  LayerData data;
-  data.input = randomVector(p.N * p.C * p.H * p.W);
-  data.weights = randomVector(p.K * (p.C / p.groups) * p.R * p.S);
-  data.bias = randomVector(p.K);
   size_t outputSize = static_cast<size_t>(p.N * p.K * outH * outW);
-  data.ttileOutput.assign(outputSize, 0.0f);
-  data.onednnOutput.assign(outputSize, 0.0f);
-  data.taps = (p.C / p.groups) * p.R * p.S;
-  return data;
+  return LayerData{randomBuffer(p.N * p.C * p.H * p.W, 0),
+                   randomBuffer(p.K * (p.C / p.groups) * p.R * p.S, 1),
+                   randomBuffer(p.K, 2),
+                   measure::AlignedBuffer(outputSize),
+                   measure::AlignedBuffer(outputSize),
+                   (p.C / p.groups) * p.R * p.S};
 }
 
 /// A library's side of one layer, ready to time: its call, and what to do
@@ -145,8 +142,8 @@ void measureAlternately(std::vector<Contender *> contenders,
 double largestErrorRatio(const LayerData &data) {
   double largest = 0;
   for (size_t i = 0; i < data.ttileOutput.size(); ++i)
-    largest = std::max<double>(
-        largest, std::abs(data.ttileOutput[i] - data.onednnOutput[i]));
+    largest = std::max<double>(largest, std::abs(data.ttileOutput.data()[i] -
+                                                 data.onednnOutput.data()[i]));
   // Every value is below 1 in magnitude, so is each of the taps products
   // and the bias.
   double termBound = static_cast<double>(data.taps + 1);
@@ -181,13 +178,14 @@ LayerComparison compareLayer(const tools::NamedLayer &layer,
   Conv2DParams params = layer.params;
   params.layout =
       options.layout == LayoutMode::NCHW ? Layout::NCHW : Layout::NHWC;
-  LayerData data;
+  std::optional<LayerData> madeData;
   try {
-    data = makeData(params, options.seed);
+    madeData.emplace(makeData(params, options.seed));
   } catch (const Error &error) { // Parameters that give no output.
     result.ttile = result.onednn = {Outcome::Status::Failed, error.what()};
     return result;
   }
+  LayerData &data = *madeData;
   result.mflop = tools::workMflop(params);
   result.megabytes = static_cast<double>(data.input.size() + data.weights.size() +
                                          data.bias.size() +

@@ -105,11 +105,8 @@ Networks networksOf(const Options &options) {
     networks.emplace_back(net, tools::networkLayers(net));
   if (!options.layers.empty()) {
     networks.emplace_back("layers", std::vector<tools::NamedLayer>());
-    for (const std::string &text : options.layers) {
-      std::optional<tools::NamedLayer> known = tools::findNetworkLayer(text);
-      networks.back().second.push_back(
-          known ? std::move(*known) : tools::parseLayerDescriptor(text));
-    }
+    for (const std::string &text : options.layers)
+      networks.back().second.push_back(tools::parseLayer(text));
   }
   return networks;
 }

@@ -112,7 +112,7 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
     networks.push_back({"layers", {}});
     for (const std::string &descriptor : options.layers) {
       try {
-        addLayer(networks.back(), parseLayerDescriptor(descriptor));
+        addLayer(networks.back(), parseLayer(descriptor));
       } catch (const Error &error) {
         throw CLI::ValidationError("--layer", error.what());
       }
@@ -185,8 +185,9 @@ int main(int argc, char **argv) {
   app.add_option("--net", options.networks, "network to tune (repeatable)")
       ->check(CLI::IsMember(networkNames()));
   app.add_option("--layer", options.layers,
-                 "layer in benchdnn notation, e.g. ic64oc64ih56kh3ph1 "
-                 "(repeatable; dh is dilation - 1, as in benchdnn)");
+                 "layer of a network, e.g. Yolo9000-18, or in benchdnn "
+                 "notation, e.g. ic64oc64ih56kh3ph1 (repeatable; dh is "
+                 "dilation - 1, as in benchdnn)");
   app.add_option("--trials", options.trials,
                  "candidates to measure per layer")
       ->check(CLI::PositiveNumber)

@@ -191,6 +191,7 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
        {{"layout", layoutModeName(options.layout)},
         {"threads", options.threads},
         {"trials", options.trials},
+        {"rounds", options.rounds},
         {"seed", options.seed}}},
       {"networks", nlohmann::json::array()}};
   for (const NetworkComparison &network : networks) {

@@ -268,6 +268,13 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
   if (!packedTensor_ || packBudgetBytes_ <= 0)
     return;
   const spec::Tensor &tensor = spec_.tensors[*packedTensor_];
+  // Weights that fit the budget whole stay cached from one use to the next:
+  // a copy would only cost.
+  int64_t tensorBytes = static_cast<int64_t>(spec::elementSize(tensor.type));
+  for (const spec::TensorAxis &axis : tensor.axes)
+    tensorBytes *= axis.extent;
+  if (tensorBytes <= packBudgetBytes_)
+    return;
   // Walking up from the microkernel: the tile of every dimension below the
   // current position, and whether a loop there iterates a dimension the
   // tensor does not use (then the copy is read more than once).

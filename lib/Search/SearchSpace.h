@@ -13,12 +13,12 @@
 //  3. then, level by level, a (dimension, factor) pair drawn uniformly among
 //     the divisors of what is left to cover, until everything is covered;
 //  4. a combination's Lambda placed at any level above the reuse loop;
-//  5. for half the candidates, a Pack of the weights (the input indexed by
-//     the vectorized dimension and not by the combination one) at a level
-//     above the reuse loop where its tile fits the pack budget and a loop
-//     below reuses it: a contiguous, aligned copy instead of rows a whole
-//     K apart, which for large K conflict in the caches and defeat the
-//     prefetchers.
+//  5. where the weights (the input indexed by the vectorized dimension and
+//     not by the combination one) exceed the pack budget, for half the
+//     candidates a Pack of them at a level above the reuse loop where its
+//     tile fits the budget and a loop below reuses it: a contiguous,
+//     aligned copy instead of rows a whole K apart, which for large K
+//     conflict in the caches and defeat the prefetchers.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
 // then complete it at random. When nothing divides (a prime size below the

@@ -196,6 +196,15 @@ TEST(SearchSpace, NoPackWithoutABudget) {
     EXPECT_FALSE(packIndex(space.sample(random)));
 }
 
+TEST(SearchSpace, NoPackOfWeightsThatFitTheBudgetWhole) {
+  // ResNet18-2: 64 x 64 x 3 x 3 weights, 147 KB, stay cached anyway.
+  spec::Spec spec = testing::paperLayers()[12].spec();
+  SearchSpace space = convSpace(spec);
+  std::mt19937_64 random(9);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_FALSE(packIndex(space.sample(random)));
+}
+
 TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
   // H = W = 3 is below every class's h sizes, and K = 13 below a vector.
   spec::ConvShape shape;

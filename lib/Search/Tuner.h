@@ -7,7 +7,9 @@
 // wrong result is logged as an error and discarded: it can never win. One
 // whose checked (cold) run is already several times slower than the best
 // median cannot win either, and is not timed further: on large layers a
-// slow candidate's full measurement would cost seconds.
+// slow candidate's full measurement would cost seconds. The three fastest
+// are timed once more at the end, since other work on the machine only
+// ever slows a measurement down, and the fastest of them wins.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_TUNER_H

@@ -28,6 +28,13 @@ llvm::Value *EmitContext::constant(int64_t value) const {
   return llvm::ConstantInt::get(i64, value);
 }
 
+llvm::Constant *EmitContext::laneIndices() const {
+  std::vector<llvm::Constant *> indices;
+  for (int lane = 0; lane < lanes; ++lane)
+    indices.push_back(llvm::ConstantInt::get(i64, lane));
+  return llvm::ConstantVector::get(indices);
+}
+
 llvm::Type *EmitContext::valueType() const {
   if (lanes == 1)
     return f32;

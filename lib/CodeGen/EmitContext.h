@@ -85,6 +85,9 @@ public:
   std::vector<bool> partial;
 
   llvm::Value *constant(int64_t value) const;
+  /// The i64 vector <0, 1, ..., lanes-1>: compared with a limit, the mask
+  /// of the lanes below it.
+  llvm::Constant *laneIndices() const;
   /// <lanes x float>, or float when the kernel is scalar.
   llvm::Type *valueType() const;
 

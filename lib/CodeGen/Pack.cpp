@@ -71,7 +71,8 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
                           buffer.strides[innermost] == 1;
   std::vector<llvm::Value *> position(tensor.axes.size());
 
-  // The source index along `a` and the offset in the buffer of `position`.
+  // The source index along `a` at `position`; where the copy is by vectors,
+  // the innermost axis is masked rather than clamped.
   auto sourceIndexOf = [&](size_t a) {
     llvm::Value *index = b.CreateAdd(origin[a], position[a]);
     // A padded axis reads zeros past its end instead (ZeroPadding.h).
@@ -116,12 +117,9 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
           kElementAlign);
       return;
     }
-    std::vector<llvm::Constant *> steps;
-    for (int lane = 0; lane < cx.lanes; ++lane)
-      steps.push_back(llvm::ConstantInt::get(cx.i64, lane));
-    llvm::Value *lanes = llvm::ConstantVector::get(steps);
     auto lanesBelow = [&](llvm::Value *limit) {
-      return b.CreateICmpSLT(lanes, b.CreateVectorSplat(cx.lanes, limit));
+      return b.CreateICmpSLT(cx.laneIndices(),
+                             b.CreateVectorSplat(cx.lanes, limit));
     };
     llvm::Value *inTile = b.CreateSub(
         cx.constant(buffer.extents[innermost]), position[innermost]);

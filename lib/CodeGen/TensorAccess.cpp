@@ -38,11 +38,8 @@ llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
   DimId v = *cx.vectorDim;
   llvm::Value *first = dimIndex(cx, env, v, offsets[v], /*clamp=*/false);
-  std::vector<llvm::Constant *> steps;
-  for (int lane = 0; lane < cx.lanes; ++lane)
-    steps.push_back(llvm::ConstantInt::get(cx.i64, lane));
-  llvm::Value *laneIndex = b.CreateAdd(b.CreateVectorSplat(cx.lanes, first),
-                                       llvm::ConstantVector::get(steps));
+  llvm::Value *laneIndex =
+      b.CreateAdd(b.CreateVectorSplat(cx.lanes, first), cx.laneIndices());
   return b.CreateICmpSLT(
       laneIndex,
       b.CreateVectorSplat(cx.lanes, cx.constant(cx.spec.dims[v].size)));

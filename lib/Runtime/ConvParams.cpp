@@ -135,7 +135,6 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.C = p.C;
   shape.H = outH_;
   shape.W = outW_;
-
   shape.R = p.R;
   shape.S = p.S;
   shape.strideH = p.strideH;

@@ -2,6 +2,7 @@
 
 #include "Search/SearchSpace.h"
 
+#include "Scheme/Footprint.h"
 #include "Scheme/SchemeParser.h"
 #include "ttile/Error.h"
 
@@ -268,12 +269,16 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
   if (!packedTensor_ || packBudgetBytes_ <= 0)
     return;
   const spec::Tensor &tensor = spec_.tensors[*packedTensor_];
+  auto bytesOver = [&](const std::vector<int64_t> &tile) {
+    return spec::elementSize(tensor.type) *
+           scheme::tensorFootprint(spec_, *packedTensor_, tile);
+  };
   // Weights that fit the budget whole stay cached from one use to the next:
   // a copy would only cost.
-  int64_t tensorBytes = static_cast<int64_t>(spec::elementSize(tensor.type));
-  for (const spec::TensorAxis &axis : tensor.axes)
-    tensorBytes *= axis.extent;
-  if (tensorBytes <= packBudgetBytes_)
+  std::vector<int64_t> whole;
+  for (const spec::Dim &dim : spec_.dims)
+    whole.push_back(dim.size);
+  if (bytesOver(whole) <= packBudgetBytes_)
     return;
   // Walking up from the microkernel: the tile of every dimension below the
   // current position, and whether a loop there iterates a dimension the
@@ -294,14 +299,8 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
     } else if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atoms[p])) {
       reused = reused || reuses(lambda->dim);
     }
-    if (p > end)
-      continue;
-    int64_t bytes = static_cast<int64_t>(spec::elementSize(tensor.type));
-    for (size_t d = 0; d < extent.size(); ++d)
-      if (tensor.uses(static_cast<spec::DimId>(d)))
-        bytes *= extent[d];
     // Atom p is the outermost loop below a Pack inserted at p.
-    if (reused && bytes <= packBudgetBytes_)
+    if (p <= end && reused && bytesOver(extent) <= packBudgetBytes_)
       positions.push_back(p);
   }
   if (positions.empty() || std::bernoulli_distribution(0.5)(random))

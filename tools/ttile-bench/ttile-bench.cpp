@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
   compare->add_option("--csv", options.csv, "write the results as CSV");
   compare->add_flag("--smoke", options.smoke,
                     "one tiny layer, quickly: do both run and agree?")
-      ->excludes("--net", "--layer", "--trials");
+      ->excludes("--net", "--layer", "--trials", "--rounds");
   CLI::App *convergence = app.add_subcommand(
       "convergence", "how fast random search finds good candidates");
   addLayerOptions(*convergence, options);

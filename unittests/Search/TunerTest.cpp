@@ -6,6 +6,7 @@
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
+#include "Search/MicrokernelClasses.h"
 #include "Search/Tuner.h"
 #include "Spec/Check.h"
 #include "Support/Host.h"
@@ -35,6 +36,35 @@ void expectCorrect(const jit::Kernel &kernel) {
   spec::CheckResult result =
       spec::checkOutput(kernel.spec(), buffers.constPointers());
   EXPECT_TRUE(result.ok) << result.report(kernel.spec());
+}
+
+TEST(Tuner, PackedCandidatesComputeTheReference) {
+  // A pack budget below the weights (18 KB, and 11 KB with a masked tail of
+  // K = 20) makes the space draw Pack(W): the candidates that do must
+  // compute what the reference does.
+  spec::ConvShape tail;
+  tail.K = 20;
+  tail.C = 16;
+  tail.H = tail.W = 6;
+  tail.R = tail.S = 3;
+  tail.padTop = tail.padLeft = 1;
+  tail.bias = true;
+  for (const spec::Spec &spec : {smallConv(), spec::conv2d(tail)}) {
+    const MicrokernelFamily &family = familyOf(spec);
+    SearchSpace space(spec, family, microkernelClasses(family),
+                      host().vectorWidth, /*packBudgetBytes=*/4096);
+    std::mt19937_64 random(4);
+    int packed = 0;
+    for (int i = 0; i < 200 && packed < 4; ++i) {
+      scheme::Scheme scheme = space.sample(random);
+      if (scheme::printScheme(scheme).find("Pack(W)") == std::string::npos)
+        continue;
+      ++packed;
+      SCOPED_TRACE(scheme::printScheme(scheme));
+      expectCorrect(jit::compileKernel(spec, scheme));
+    }
+    EXPECT_EQ(packed, 4) << spec.str();
+  }
 }
 
 TEST(Tuner, RandomSearchReturnsACheckedWinner) {

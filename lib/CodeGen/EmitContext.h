@@ -61,7 +61,29 @@ struct LoopEnv {
   /// Set below the node where the kernel was versioned for padding, in both
   /// copies (ZeroPadding.h).
   bool paddingVersioned = false;
+  /// Set below the node where the kernel was versioned for partial tiles,
+  /// in both copies; insideTensors in the copy for tiles that lie inside
+  /// every tensor, whose accesses neither mask nor clamp (PartialTiles.h).
+  bool partialVersioned = false;
+  bool insideTensors = false;
 };
+
+/// Whether some loop (not an unrolled or vector atom) in `node`'s subtree
+/// runs along a dimension that `usesDim` flags: the test of the versioning
+/// points (ZeroPadding.h, PartialTiles.h).
+template <class UsesDim>
+bool loopsAlong(const TileNode &node, const UsesDim &usesDim) {
+  bool isLoop = node.kind == TileNode::Kind::Loop &&
+                (node.loopKind == scheme::LoopKind::Serial ||
+                 node.loopKind == scheme::LoopKind::Parallel);
+  for (const auto &loop : node.loops)
+    if (isLoop && usesDim(loop.first))
+      return true;
+  for (const TileNode &child : node.children)
+    if (loopsAlong(child, usesDim))
+      return true;
+  return false;
+}
 
 class EmitContext {
 public:
@@ -83,6 +105,12 @@ public:
   /// Per dimension: covered beyond its size, so accesses are masked or
   /// clamped (thesis 5.3.1).
   std::vector<bool> partial;
+
+  /// Whether an access along `dim` may fall past its size: the dimension
+  /// is partial, and `env` is not the copy for tiles inside every tensor.
+  bool mayOverrun(DimId dim, const LoopEnv &env) const {
+    return partial[dim] && !env.insideTensors;
+  }
 
   llvm::Value *constant(int64_t value) const;
   /// The i64 vector <0, 1, ..., lanes-1>: compared with a limit, the mask

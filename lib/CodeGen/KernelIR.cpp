@@ -5,6 +5,7 @@
 #include "CodeGen/EmitContext.h"
 #include "CodeGen/HostTarget.h"
 #include "CodeGen/LoopNest.h"
+#include "CodeGen/Prepack.h"
 #include "ttile/Error.h"
 
 #include <llvm/IR/Verifier.h>
@@ -86,6 +87,7 @@ KernelIR lowerToLLVM(const spec::Spec &spec, const scheme::TileTree &tree,
   LoopNestEmitter(cx, kernel.scratch).emit(tree.root, env, {});
   builder.CreateRetVoid();
   emitEntry(*kernel.module, body, name, spec.tensors.size() + 1);
+  emitPrepackFunctions(cx, kernel.scratch, name);
 
   for (llvm::Function &function : *kernel.module)
     if (!function.isDeclaration())

@@ -4,8 +4,10 @@
 //
 //   void @<name>(ptr %args)
 //
-// where args[i] is the buffer of spec.tensors[i] (output first) and
-// args[tensors] is the scratch memory described by `scratch`. The entry
+// where args[i] is the buffer of spec.tensors[i] (output first), a constant
+// tensor laid out by @<name>.prepack.<i> when `scratch` lays it out
+// (Prepack.h), and args[tensors] is the scratch memory described by
+// `scratch`. The entry
 // calls an internal @<name>.body whose tensor arguments are noalias, which
 // the optimizer inlines; that is where the loop nest lives.
 //

@@ -4,6 +4,8 @@
 
 #include "CodeGen/Pack.h"
 #include "CodeGen/ParallelLoop.h"
+#include "CodeGen/PartialTiles.h"
+#include "CodeGen/Prepack.h"
 #include "CodeGen/RegisterTile.h"
 #include "CodeGen/ZeroPadding.h"
 #include "ttile/Error.h"
@@ -30,8 +32,21 @@ std::vector<llvm::Value *>
 LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                       std::vector<llvm::Value *> carried) {
   using Kind = TileNode::Kind;
-  if (isPaddingVersionPoint(cx_, env, node))
-    return emitPaddingVersions(node, env, std::move(carried));
+  if (isPaddingVersionPoint(cx_, env, node)) {
+    LoopEnv checked = env;
+    checked.paddingVersioned = true;
+    return emitVersions(node, tileInsidePadding(cx_, env, node),
+                        withoutPaddingChecks(env), checked, "padding",
+                        std::move(carried));
+  }
+  if (isPartialVersionPoint(cx_, env, node)) {
+    LoopEnv masked = env;
+    masked.partialVersioned = true;
+    LoopEnv inside = masked;
+    inside.insideTensors = true;
+    return emitVersions(node, tileInsideTensors(cx_, env, node), inside,
+                        masked, "partial", std::move(carried));
+  }
   bool registerTile =
       node.kind == Kind::Body ||
       (node.kind == Kind::Loop && (node.loopKind == LoopKind::Unrolled ||
@@ -59,10 +74,14 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
   case Kind::Hoist:
     emitHoist(node, env);
     return carried;
-  case Kind::Pack:
-    return emit(node.child(),
-                emitPack(cx_, node, scratch_.buffers.at(&node), env),
-                std::move(carried));
+  case Kind::Pack: {
+    const PackBuffer &buffer = scratch_.buffers.at(&node);
+    LoopEnv inner =
+        buffer.laidOutAhead
+            ? emitLaidOutTile(cx_, node, scratch_.constants.at(node.tensor), env)
+            : emitPack(cx_, node, buffer, env);
+    return emit(node.child(), inner, std::move(carried));
+  }
   case Kind::Body:
     break;
   }
@@ -108,34 +127,33 @@ LoopNestEmitter::emitSequence(const TileNode &node, const LoopEnv &env,
 }
 
 std::vector<llvm::Value *>
-LoopNestEmitter::emitPaddingVersions(const TileNode &node, const LoopEnv &env,
-                                     std::vector<llvm::Value *> carried) {
+LoopNestEmitter::emitVersions(const TileNode &node, llvm::Value *condition,
+                              const LoopEnv &ifTrue, const LoopEnv &ifFalse,
+                              const std::string &name,
+                              std::vector<llvm::Value *> carried) {
   llvm::IRBuilder<> &b = cx_.builder;
   llvm::Function *function = b.GetInsertBlock()->getParent();
-  auto *interior = llvm::BasicBlock::Create(cx_.context, "interior", function);
-  auto *border = llvm::BasicBlock::Create(cx_.context, "border", function);
-  auto *join = llvm::BasicBlock::Create(cx_.context, "padding.join", function);
-  b.CreateCondBr(tileInsidePadding(cx_, env, node), interior, border);
+  auto *whenTrue = llvm::BasicBlock::Create(cx_.context, name + ".inside", function);
+  auto *whenFalse = llvm::BasicBlock::Create(cx_.context, name + ".checked", function);
+  auto *join = llvm::BasicBlock::Create(cx_.context, name + ".join", function);
+  b.CreateCondBr(condition, whenTrue, whenFalse);
 
-  b.SetInsertPoint(interior);
-  std::vector<llvm::Value *> fromInterior =
-      emit(node, withoutPaddingChecks(env), carried);
-  llvm::BasicBlock *interiorEnd = b.GetInsertBlock();
+  b.SetInsertPoint(whenTrue);
+  std::vector<llvm::Value *> fromTrue = emit(node, ifTrue, carried);
+  llvm::BasicBlock *trueEnd = b.GetInsertBlock();
   b.CreateBr(join);
 
-  b.SetInsertPoint(border);
-  LoopEnv checked = env;
-  checked.paddingVersioned = true;
-  std::vector<llvm::Value *> fromBorder = emit(node, checked, carried);
-  llvm::BasicBlock *borderEnd = b.GetInsertBlock();
+  b.SetInsertPoint(whenFalse);
+  std::vector<llvm::Value *> fromFalse = emit(node, ifFalse, carried);
+  llvm::BasicBlock *falseEnd = b.GetInsertBlock();
   b.CreateBr(join);
 
   b.SetInsertPoint(join);
   std::vector<llvm::Value *> merged;
-  for (size_t i = 0; i < fromInterior.size(); ++i) {
-    llvm::PHINode *phi = b.CreatePHI(fromInterior[i]->getType(), 2);
-    phi->addIncoming(fromInterior[i], interiorEnd);
-    phi->addIncoming(fromBorder[i], borderEnd);
+  for (size_t i = 0; i < fromTrue.size(); ++i) {
+    llvm::PHINode *phi = b.CreatePHI(fromTrue[i]->getType(), 2);
+    phi->addIncoming(fromTrue[i], trueEnd);
+    phi->addIncoming(fromFalse[i], falseEnd);
     merged.push_back(phi);
   }
   return merged;

@@ -7,9 +7,11 @@
 //   Hoist     accumulators loaded before the loops below, carried through
 //             them in phis, stored once after (thesis 4.3: compilers do this
 //             unreliably, so ttile does it itself);
-//   Pack      see Pack.h;
+//   Pack      see Pack.h (Prepack.h for a constant tensor);
 //   padding   a node versioned into interior and border copies
 //             (ZeroPadding.h);
+//   partial   a node versioned into copies for whole and partial tiles
+//             (PartialTiles.h);
 //   Tpar,
 //   Tfused    the body outlined into a function that the runtime's
 //             ttile_parallel_for runs on its workers (ParallelLoop.h).
@@ -21,6 +23,7 @@
 #include "CodeGen/EmitContext.h"
 #include "CodeGen/ScratchLayout.h"
 
+#include <string>
 #include <vector>
 
 namespace ttile::codegen {
@@ -42,11 +45,16 @@ private:
   std::vector<llvm::Value *> emitSequence(const TileNode &node,
                                           const LoopEnv &env,
                                           std::vector<llvm::Value *> carried);
-  /// `node` twice, for tiles inside the padded inputs and for the others
-  /// (ZeroPadding.h); the carried values meet in phis.
-  std::vector<llvm::Value *>
-  emitPaddingVersions(const TileNode &node, const LoopEnv &env,
-                      std::vector<llvm::Value *> carried);
+  /// `node` twice, in `ifTrue` where `condition` holds and in `ifFalse`
+  /// elsewhere, the carried values meeting in phis: the versions for tiles
+  /// inside the padded inputs (ZeroPadding.h) or inside every dimension
+  /// (PartialTiles.h), and for the others.
+  std::vector<llvm::Value *> emitVersions(const TileNode &node,
+                                          llvm::Value *condition,
+                                          const LoopEnv &ifTrue,
+                                          const LoopEnv &ifFalse,
+                                          const std::string &name,
+                                          std::vector<llvm::Value *> carried);
   void emitHoist(const TileNode &node, const LoopEnv &env);
   void emitRegisterTileWithAccumulators(const TileNode &node,
                                         const LoopEnv &env);

@@ -7,11 +7,7 @@
 #include <functional>
 
 namespace ttile::codegen {
-namespace {
 
-
-/// Start of the tile along each axis of the tensor: the axis index at the
-/// tile's base point.
 std::vector<llvm::Value *> tileOrigin(EmitContext &cx, const LoopEnv &env,
                                       const spec::Tensor &tensor) {
   llvm::IRBuilder<> &b = cx.builder;
@@ -25,6 +21,8 @@ std::vector<llvm::Value *> tileOrigin(EmitContext &cx, const LoopEnv &env,
   }
   return origin;
 }
+
+namespace {
 
 bool axisMayOverrun(const EmitContext &cx, const spec::TensorAxis &axis) {
   for (const spec::AffineExpr::Term &term : axis.index.terms)
@@ -49,23 +47,18 @@ llvm::Value *sourcePointer(EmitContext &cx, const TensorView &source,
 
 } // namespace
 
-LoopEnv emitPack(EmitContext &cx, const TileNode &node,
-                 const PackBuffer &buffer, const LoopEnv &env) {
+void emitTileCopy(EmitContext &cx, int tensorIndex,
+                  std::span<const int> axisOrder, const PackBuffer &buffer,
+                  const TensorView &source,
+                  std::span<llvm::Value *const> origin, llvm::Value *packed) {
   llvm::IRBuilder<> &b = cx.builder;
-  const spec::Tensor &tensor = cx.spec.tensors[node.tensor];
-  const TensorView &source = env.views[node.tensor];
-  std::vector<llvm::Value *> origin = tileOrigin(cx, env, tensor);
-
-  llvm::Value *region = buffer.perWorker ? env.workerScratch : env.sharedScratch;
-  llvm::Value *packed = b.CreateInBoundsGEP(b.getInt8Ty(), region,
-                                            cx.constant(buffer.offset),
-                                            "pack." + tensor.name);
+  const spec::Tensor &tensor = cx.spec.tensors[tensorIndex];
 
   // One loop per axis in the packed order. The innermost axis is contiguous
   // in the buffer; where it is in the source too, it is copied a vector at a
   // time (masked at the tile's and the tensor's ends), since scalar copies
   // between pointers that may alias are left scalar by the optimizer.
-  const int innermost = node.axisOrder.back();
+  const int innermost = axisOrder.back();
   const bool vectorCopy = cx.lanes > 1 && !source.zeroPadded &&
                           source.strides[innermost] == 1 &&
                           buffer.strides[innermost] == 1;
@@ -100,7 +93,7 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
 
   auto copyElement = [&] {
     llvm::Value *value = b.CreateAlignedLoad(
-        cx.f32, sourcePointer(cx, source, node.tensor, sourceIndices()),
+        cx.f32, sourcePointer(cx, source, tensorIndex, sourceIndices()),
         kElementAlign);
     b.CreateAlignedStore(value, packedPointer(), kElementAlign);
   };
@@ -109,7 +102,7 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
   // buffer); lanes past the tensor's end, in a partial tile, store zeros.
   auto copyVector = [&] {
     auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
-    llvm::Value *from = sourcePointer(cx, source, node.tensor, sourceIndices());
+    llvm::Value *from = sourcePointer(cx, source, tensorIndex, sourceIndices());
     if (buffer.extents[innermost] % cx.lanes == 0 &&
         !axisMayOverrun(cx, tensor.axes[innermost])) {
       b.CreateAlignedStore(
@@ -137,9 +130,9 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
   };
 
   std::function<void(size_t)> copyAxis = [&](size_t level) {
-    if (level == node.axisOrder.size())
+    if (level == axisOrder.size())
       return copyElement();
-    int axis = node.axisOrder[level];
+    int axis = axisOrder[level];
     bool vectors = vectorCopy && axis == innermost;
     int64_t extent = buffer.extents[axis];
     int64_t trips = vectors ? (extent + cx.lanes - 1) / cx.lanes : extent;
@@ -156,6 +149,18 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
                    });
   };
   copyAxis(0);
+}
+
+LoopEnv emitPack(EmitContext &cx, const TileNode &node,
+                 const PackBuffer &buffer, const LoopEnv &env) {
+  const spec::Tensor &tensor = cx.spec.tensors[node.tensor];
+  std::vector<llvm::Value *> origin = tileOrigin(cx, env, tensor);
+  llvm::Value *region = buffer.perWorker ? env.workerScratch : env.sharedScratch;
+  llvm::Value *packed = cx.builder.CreateInBoundsGEP(
+      cx.builder.getInt8Ty(), region, cx.constant(buffer.offset),
+      "pack." + tensor.name);
+  emitTileCopy(cx, node.tensor, node.axisOrder, buffer, env.views[node.tensor],
+               origin, packed);
 
   LoopEnv inner = env;
   inner.views[node.tensor] = TensorView{packed, buffer.strides, origin};

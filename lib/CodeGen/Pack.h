@@ -18,6 +18,18 @@ namespace ttile::codegen {
 LoopEnv emitPack(EmitContext &cx, const TileNode &node,
                  const PackBuffer &buffer, const LoopEnv &env);
 
+/// Per axis of the tensor `env` tiles: its index at the tile's base point.
+std::vector<llvm::Value *> tileOrigin(EmitContext &cx, const LoopEnv &env,
+                                      const spec::Tensor &tensor);
+
+/// Emits the loops that copy the tile of tensor `tensor` at `origin` from
+/// `source` to `packed`, laid out as `buffer` says with the axes in
+/// `axisOrder` (outermost first): the copy of a Pack at run time, or ahead
+/// of time for a constant tensor (Prepack.h).
+void emitTileCopy(EmitContext &cx, int tensor, std::span<const int> axisOrder,
+                  const PackBuffer &buffer, const TensorView &source,
+                  std::span<llvm::Value *const> origin, llvm::Value *packed);
+
 } // namespace ttile::codegen
 
 #endif // TTILE_CODEGEN_PACK_H

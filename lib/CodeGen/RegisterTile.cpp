@@ -111,7 +111,7 @@ std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
     for (const spec::TensorAxis &axis : t.axes) {
       int64_t axisOffset = 0;
       for (const spec::AffineExpr::Term &term : axis.index.terms) {
-        if (cx.partial[term.dim])
+        if (cx.mayOverrun(term.dim, env))
           key.push_back(point[term.dim]);
         axisOffset += term.coeff * point[term.dim];
       }

@@ -3,8 +3,10 @@
 #include "CodeGen/ScratchLayout.h"
 
 #include "Scheme/Footprint.h"
+#include "ttile/Error.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ttile::codegen {
 namespace {
@@ -14,8 +16,29 @@ int64_t alignUp(int64_t value) {
          ScratchLayout::kAlignment;
 }
 
+/// The tile `node` packs, and where each of its tiles starts along the
+/// tensor (constant tensors only: every axis is one dimension).
+ConstantLayout constantLayout(const scheme::TileNode &node,
+                              const spec::Tensor &tensor, PackBuffer tile) {
+  ConstantLayout layout;
+  int64_t elements = 1;
+  for (size_t a = 0; a < tensor.axes.size(); ++a) {
+    int64_t step = node.extent[tensor.axes[a].index.terms.front().dim];
+    layout.step.push_back(step);
+    layout.tiles.push_back((tensor.axes[a].extent + step - 1) / step);
+    elements *= tile.extents[a];
+  }
+  int64_t perLine = ScratchLayout::kAlignment / spec::elementSize(tensor.type);
+  layout.tileElements = (elements + perLine - 1) / perLine * perLine;
+  tile.laidOutAhead = true;
+  layout.tile = std::move(tile);
+  layout.axisOrder = node.axisOrder;
+  return layout;
+}
+
 void planNode(const scheme::TileNode &node, const spec::Spec &spec,
-              bool insideParallel, ScratchLayout &layout) {
+              bool insideParallel, std::set<int> packedAbove,
+              ScratchLayout &layout) {
   using Kind = scheme::TileNode::Kind;
   if (node.kind == Kind::Pack) {
     const spec::Tensor &tensor = spec.tensors[node.tensor];
@@ -36,16 +59,31 @@ void planNode(const scheme::TileNode &node, const spec::Spec &spec,
       buffer.strides[*it] = stride;
       stride *= buffer.extents[*it];
     }
-    int64_t bytes = alignUp(stride * spec::elementSize(tensor.type));
-    int64_t &region = insideParallel ? layout.perWorkerBytes : layout.sharedBytes;
-    buffer.offset = region;
-    region += bytes;
-    layout.buffers.emplace(&node, std::move(buffer));
+    if (tensor.constant && !packedAbove.contains(node.tensor)) {
+      ConstantLayout constant = constantLayout(node, tensor, std::move(buffer));
+      // The Pack appears once per part of a Lambda above it, always with
+      // the same tile (Validate.h forbids a Lambda over its dimensions).
+      auto [known, inserted] = layout.constants.emplace(node.tensor, constant);
+      if (!inserted && (known->second.tile.extents != constant.tile.extents ||
+                        known->second.tile.strides != constant.tile.strides))
+        throw Error("the constant tensor " + tensor.name +
+                        " is packed in tiles of two shapes",
+                    ErrorCode::InvalidScheme);
+      layout.buffers.emplace(&node, constant.tile);
+    } else {
+      int64_t bytes = alignUp(stride * spec::elementSize(tensor.type));
+      int64_t &region =
+          insideParallel ? layout.perWorkerBytes : layout.sharedBytes;
+      buffer.offset = region;
+      region += bytes;
+      layout.buffers.emplace(&node, std::move(buffer));
+    }
+    packedAbove.insert(node.tensor);
   }
   bool parallel = node.kind == Kind::Loop &&
                   node.loopKind == scheme::LoopKind::Parallel;
   for (const scheme::TileNode &child : node.children)
-    planNode(child, spec, insideParallel || parallel, layout);
+    planNode(child, spec, insideParallel || parallel, packedAbove, layout);
 }
 
 } // namespace
@@ -53,8 +91,15 @@ void planNode(const scheme::TileNode &node, const spec::Spec &spec,
 ScratchLayout ScratchLayout::plan(const scheme::TileTree &tree,
                                   const spec::Spec &spec) {
   ScratchLayout layout;
-  planNode(tree.root, spec, /*insideParallel=*/false, layout);
+  planNode(tree.root, spec, /*insideParallel=*/false, {}, layout);
   return layout;
+}
+
+int64_t ConstantLayout::elements() const {
+  int64_t count = tileElements;
+  for (int64_t along : tiles)
+    count *= along;
+  return count;
 }
 
 } // namespace ttile::codegen

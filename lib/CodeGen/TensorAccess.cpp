@@ -16,16 +16,18 @@ llvm::Value *dimIndex(EmitContext &cx, const LoopEnv &env, DimId d,
                       int64_t offset, bool clamp) {
   llvm::IRBuilder<> &b = cx.builder;
   llvm::Value *index = b.CreateAdd(env.index[d], cx.constant(offset));
-  if (clamp && cx.partial[d]) {
+  if (clamp && cx.mayOverrun(d, env)) {
     llvm::Value *lastValid = cx.constant(cx.spec.dims[d].size - 1);
     index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index, lastValid);
   }
   return index;
 }
 
-bool usesPartialDim(const EmitContext &cx, const spec::Tensor &tensor) {
+bool usesPartialDim(const EmitContext &cx, const LoopEnv &env,
+                    const spec::Tensor &tensor) {
   for (size_t d = 0; d < cx.spec.dims.size(); ++d)
-    if (cx.partial[d] && tensor.uses(static_cast<DimId>(d)))
+    if (cx.mayOverrun(static_cast<DimId>(d), env) &&
+        tensor.uses(static_cast<DimId>(d)))
       return true;
   return false;
 }
@@ -33,7 +35,7 @@ bool usesPartialDim(const EmitContext &cx, const spec::Tensor &tensor) {
 /// Lanes of the vector at `offsets` inside the vectorized dimension; nullptr
 /// when that dimension has no tail.
 llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
-  if (!cx.vectorDim || !cx.partial[*cx.vectorDim])
+  if (!cx.vectorDim || !cx.mayOverrun(*cx.vectorDim, env))
     return nullptr;
   llvm::IRBuilder<> &b = cx.builder;
   DimId v = *cx.vectorDim;
@@ -54,7 +56,7 @@ llvm::Value *outputMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
   llvm::Value *rowValid = nullptr;
   for (size_t i = 0; i < cx.spec.dims.size(); ++i) {
     DimId d = static_cast<DimId>(i);
-    if (!cx.partial[d] || !output.uses(d) || d == cx.vectorDim)
+    if (!cx.mayOverrun(d, env) || !output.uses(d) || d == cx.vectorDim)
       continue;
     llvm::Value *valid =
         b.CreateICmpSLT(dimIndex(cx, env, d, offsets[d], /*clamp=*/false),
@@ -114,7 +116,7 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
                          b.CreateMul(axisIndex[a], cx.constant(view.strides[a])));
   // Only a masked access may form an address past the end of a tensor, so
   // every other address is in bounds.
-  bool inBounds = clampPartial || !usesPartialDim(cx, t);
+  bool inBounds = clampPartial || !usesPartialDim(cx, env, t);
   return inBounds ? b.CreateInBoundsGEP(cx.f32, view.base, offset)
                   : b.CreateGEP(cx.f32, view.base, offset);
 }

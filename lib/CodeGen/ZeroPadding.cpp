@@ -45,22 +45,6 @@ llvm::Value *allOf(EmitContext &cx, llvm::Value *all, llvm::Value *one) {
   return all ? cx.builder.CreateAnd(all, one) : one;
 }
 
-/// Whether some loop (not an unrolled or vector atom) in `node`'s subtree
-/// runs along a dimension that `usesDim` flags.
-template <class UsesDim>
-bool loopsAlong(const TileNode &node, const UsesDim &usesDim) {
-  bool isLoop = node.kind == TileNode::Kind::Loop &&
-                (node.loopKind == scheme::LoopKind::Serial ||
-                 node.loopKind == scheme::LoopKind::Parallel);
-  if (isLoop && std::any_of(node.loops.begin(), node.loops.end(),
-                            [&](const auto &loop) { return usesDim(loop.first); }))
-    return true;
-  return std::any_of(node.children.begin(), node.children.end(),
-                     [&](const TileNode &child) {
-                       return loopsAlong(child, usesDim);
-                     });
-}
-
 } // namespace
 
 llvm::Value *zeroPaddedElementPointer(EmitContext &cx, const TensorView &view,

@@ -6,6 +6,7 @@
 #include "CodeGen/KernelIR.h"
 #include "CodeGen/MachineCode.h"
 #include "CodeGen/Optimizer.h"
+#include "CodeGen/Prepack.h"
 #include "Scheme/Normalize.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -54,7 +56,48 @@ void *threadScratch(int64_t bytes) {
   return buffer.get();
 }
 
+/// The kernel's functions that lay out its constant tensors.
+std::map<int, JITKernel::Entry>
+layOutFunctions(const JITKernel &code, const codegen::ScratchLayout &scratch) {
+  std::map<int, JITKernel::Entry> functions;
+  for (const auto &[tensor, layout] : scratch.constants)
+    functions[tensor] =
+        code.function(codegen::prepackName(kKernelEntryName, tensor));
+  return functions;
+}
+
 } // namespace
+
+int64_t Kernel::constantElements(int tensor) const {
+  if (auto layout = scratch_.constants.find(tensor);
+      layout != scratch_.constants.end())
+    return layout->second.elements();
+  return spec_.tensors.at(tensor).numElements();
+}
+
+void Kernel::layOutConstant(int tensor, const float *values,
+                            float *laidOut) const {
+  if (tensor < 0 || tensor >= static_cast<int>(spec_.tensors.size()) ||
+      !spec_.tensors[tensor].constant)
+    throw Error("tensor " + std::to_string(tensor) + " of " + spec_.str() +
+                " is not constant");
+  if (!values || !laidOut)
+    throw Error("a buffer to lay out " + spec_.tensors[tensor].name +
+                " is null");
+  auto function = layOut_.find(tensor);
+  if (function == layOut_.end()) {
+    std::memcpy(laidOut, values,
+                static_cast<size_t>(spec_.tensors[tensor].numElements()) *
+                    sizeof(float));
+    return;
+  }
+  // Tiles overrunning the tensor's ends are padded with zeros, which only
+  // vector copies write.
+  std::memset(laidOut, 0,
+              static_cast<size_t>(constantElements(tensor)) * sizeof(float));
+  void *arguments[] = {const_cast<float *>(values), laidOut};
+  function->second(arguments);
+}
 
 void Kernel::run(std::span<float *const> tensors) const {
   if (tensors.size() != spec_.tensors.size())
@@ -103,6 +146,7 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
   kernel.objectCode_ = codegen::emitObject(*ir.module, *targetMachine);
   kernel.scratch_ = ir.scratch;
   kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
+  kernel.layOut_ = layOutFunctions(*kernel.code_, kernel.scratch_);
   kernel.compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -121,6 +165,7 @@ Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
       scheme::validateScheme(scheme, spec, host().vectorWidth), spec);
   kernel.objectCode_ = std::move(objectCode);
   kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
+  kernel.layOut_ = layOutFunctions(*kernel.code_, kernel.scratch_);
   kernel.compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -21,6 +21,7 @@
 #include "Scheme/Scheme.h"
 #include "Spec/Spec.h"
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -42,9 +43,20 @@ struct CompileOptions {
 class Kernel {
 public:
   /// Runs the kernel. `tensors` are the buffers of spec().tensors, in order;
-  /// each must hold the tensor's elements. Scratch memory for Pack atoms is
-  /// taken from a per-thread buffer, so one Kernel can run on many threads.
+  /// each must hold the tensor's elements, a constant tensor as
+  /// layOutConstant() wrote it. Scratch memory for Pack atoms is taken from
+  /// a per-thread buffer, so one Kernel can run on many threads.
   void run(std::span<float *const> tensors) const;
+
+  /// Elements of constant tensor `tensor` as the kernel reads it: more than
+  /// the tensor's own when its Pack's tiles overrun the tensor's ends.
+  int64_t constantElements(int tensor) const;
+  /// Writes constant tensor `tensor`, whose elements as the spec stores
+  /// them are `values`, into `laidOut` (constantElements() floats, best
+  /// 64-byte aligned) as the kernel reads it (CodeGen/Prepack.h): a copy
+  /// when the scheme does not pack it. Throws ttile::Error when the tensor
+  /// is not constant, or a buffer is null.
+  void layOutConstant(int tensor, const float *values, float *laidOut) const;
 
   const spec::Spec &spec() const { return spec_; }
   /// The scheme compiled, after normalization (with its Hoist).
@@ -69,6 +81,8 @@ private:
   scheme::Scheme scheme_;
   codegen::ScratchLayout scratch_;
   std::shared_ptr<JITKernel> code_;
+  /// By tensor index: the functions that lay out constant tensors.
+  std::map<int, JITKernel::Entry> layOut_;
   double compileSeconds_ = 0;
   std::string ir_, optimizedIR_, assembly_, objectCode_;
 };

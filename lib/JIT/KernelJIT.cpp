@@ -35,6 +35,11 @@ JITKernel::~JITKernel() {
                 llvm::toString(std::move(error)));
 }
 
+JITKernel::Entry JITKernel::function(const std::string &name) const {
+  return check("cannot link " + name, jit_.lookup(library_, name))
+      .toPtr<Entry>();
+}
+
 KernelJIT &KernelJIT::instance() {
   static KernelJIT jit;
   return jit;

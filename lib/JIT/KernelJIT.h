@@ -34,6 +34,9 @@ public:
   JITKernel &operator=(const JITKernel &) = delete;
 
   Entry entry() const { return entry_; }
+  /// Another function of the same object code, with the entry's ABI.
+  /// Throws ttile::Error (CompileFailed) when the object lacks it.
+  Entry function(const std::string &name) const;
 
 private:
   Entry entry_;

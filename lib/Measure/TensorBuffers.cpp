@@ -19,4 +19,19 @@ TensorBuffers::TensorBuffers(const spec::Spec &spec, uint64_t seed,
     pointers_.push_back(buffer.data());
 }
 
+KernelArguments::KernelArguments(const jit::Kernel &kernel,
+                                 const TensorBuffers &buffers)
+    : pointers_(buffers.pointers().begin(), buffers.pointers().end()) {
+  const spec::Spec &spec = kernel.spec();
+  for (size_t t = 0; t < spec.tensors.size(); ++t) {
+    if (!spec.tensors[t].constant)
+      continue;
+    int tensor = static_cast<int>(t);
+    AlignedBuffer &laidOut = laidOut_.emplace_back(
+        static_cast<size_t>(kernel.constantElements(tensor)));
+    kernel.layOutConstant(tensor, pointers_[t], laidOut.data());
+    pointers_[t] = laidOut.data();
+  }
+}
+
 } // namespace ttile::measure

@@ -4,11 +4,14 @@
 // buffer per tensor of a spec, inputs random in [-1, 1) from a seed, and the
 // output filled with a value of the caller's choice (a huge one in tests,
 // so that a kernel that forgets to initialize its accumulators shows).
+// KernelArguments hands them to one kernel, with its constant tensors laid
+// out for it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_MEASURE_TENSORBUFFERS_H
 #define TTILE_MEASURE_TENSORBUFFERS_H
 
+#include "JIT/Kernel.h"
 #include "Measure/AlignedBuffer.h"
 #include "Spec/Spec.h"
 
@@ -30,6 +33,20 @@ public:
 
 private:
   std::vector<AlignedBuffer> buffers_;
+  std::vector<float *> pointers_;
+};
+
+/// What `kernel` runs on: the buffers of `buffers`, except its constant
+/// tensors, laid out for it (Kernel::layOutConstant) once, here. The
+/// output is the TensorBuffers' own, so spec::checkOutput reads it there.
+class KernelArguments {
+public:
+  KernelArguments(const jit::Kernel &kernel, const TensorBuffers &buffers);
+
+  std::span<float *const> pointers() const { return pointers_; }
+
+private:
+  std::vector<AlignedBuffer> laidOut_;
   std::vector<float *> pointers_;
 };
 

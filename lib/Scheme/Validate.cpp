@@ -208,6 +208,20 @@ private:
         fail(p, "pack",
              "a Pack cannot be below " + describe(*blocker) +
                  "; place it above every Hoist and U");
+      // A constant tensor is laid out tile by tile ahead of the runs, each
+      // tile at a place its origin names (CodeGen/Prepack.h): the origins
+      // must be multiples of the tile, which a Lambda above breaks.
+      if (!tensor.constant)
+        continue;
+      auto lambda = findAtom(0, p, [&](const Atom &atom) {
+        const auto *l = std::get_if<LambdaAtom>(&atom);
+        return l && tensor.uses(dimOf(l->dim));
+      });
+      if (lambda)
+        fail(p, "pack",
+             tensor.name + " is constant, laid out ahead in tiles of one "
+                 "size, and " + describe(*lambda) +
+                 " above varies the tile; place the Pack above it");
     }
   }
 

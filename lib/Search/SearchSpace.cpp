@@ -290,6 +290,17 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
   auto reuses = [&](const std::string &dim) {
     return !tensor.uses(spec_.dimId(dim));
   };
+  // A constant tensor's Pack costs nothing at run time (CodeGen/Prepack.h),
+  // but its tiles must not vary: it goes above every Lambda over its
+  // dimensions.
+  size_t lowest = end;
+  if (tensor.constant)
+    for (size_t p = 0; p < atoms.size(); ++p)
+      if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atoms[p]);
+          lambda && !reuses(lambda->dim)) {
+        lowest = std::min(lowest, p);
+        break;
+      }
   std::vector<size_t> positions;
   for (size_t p = atoms.size(); p-- > 0;) {
     if (const auto *t = std::get_if<scheme::TAtom>(&atoms[p])) {
@@ -300,10 +311,12 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
       reused = reused || reuses(lambda->dim);
     }
     // Atom p is the outermost loop below a Pack inserted at p.
-    if (p <= end && reused && bytesOver(extent) <= packBudgetBytes_)
+    if (p <= lowest && reused && bytesOver(extent) <= packBudgetBytes_)
       positions.push_back(p);
   }
-  if (positions.empty() || std::bernoulli_distribution(0.5)(random))
+  // A copy at every run pays off only sometimes: half the candidates try.
+  if (positions.empty() ||
+      (!tensor.constant && std::bernoulli_distribution(0.5)(random)))
     return;
   size_t position = pickUniform(positions, random);
   atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(position),

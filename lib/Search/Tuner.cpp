@@ -67,12 +67,12 @@ double secondsSince(Clock::time_point start) {
 /// minimum time (then it is timed over a few single calls).
 struct Finalist {
   jit::Kernel kernel;
+  measure::KernelArguments arguments;
   measure::Measurement timing;
   bool longKernel = false;
 };
 
 measure::Measurement timeCandidate(const Finalist &candidate,
-                                   const measure::TensorBuffers &buffers,
                                    measure::MeasureOptions protocol,
                                    int longKernelRepetitions) {
   if (candidate.longKernel) {
@@ -80,8 +80,8 @@ measure::Measurement timeCandidate(const Finalist &candidate,
     protocol.warmupRuns = 0;
     protocol.maxRemeasures = 0;
   }
-  return measure::measure([&] { candidate.kernel.run(buffers.pointers()); },
-                          protocol);
+  return measure::measure(
+      [&] { candidate.kernel.run(candidate.arguments.pointers()); }, protocol);
 }
 
 /// Inserts `candidate` into `finalists` (fastest first), keeping at most
@@ -146,8 +146,9 @@ std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
   std::string text = scheme::printScheme(scheme);
   try {
     jit::Kernel kernel = jit::compileKernel(spec, scheme);
+    measure::KernelArguments arguments(kernel, buffers);
     Clock::time_point start = Clock::now();
-    kernel.run(buffers.pointers());
+    kernel.run(arguments.pointers());
     double firstRunSeconds = secondsSince(start);
     spec::CheckOptions check;
     check.samples = kCheckedPoints;
@@ -159,7 +160,8 @@ std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
                   spec.str(), result.report(spec));
       return std::nullopt;
     }
-    return CheckedKernel{std::move(kernel), firstRunSeconds};
+    return CheckedKernel{std::move(kernel), std::move(arguments),
+                         firstRunSeconds};
   } catch (const Error &error) {
     log().error("candidate {} for {} failed to compile: {}", text, spec.str(),
                 error.what());
@@ -196,7 +198,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       continue;
     }
     ++measured;
-    Finalist finalist{std::move(checked->kernel), {},
+    Finalist finalist{std::move(checked->kernel), std::move(checked->arguments),
+                      {},
                       checked->firstRunSeconds > options.measure.minSeconds};
     double hopeless = finalist.longKernel ? kHopelessSlowdownLongKernel
                                           : kHopelessSlowdown;
@@ -207,8 +210,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                   checked->firstRunSeconds * 1e3,
                   scheme::printScheme(finalist.kernel.scheme()));
     } else {
-      finalist.timing = timeCandidate(finalist, buffers, options.measure,
-                                      kLongKernelRepetitions);
+      finalist.timing =
+          timeCandidate(finalist, options.measure, kLongKernelRepetitions);
       log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
                   flops / finalist.timing.medianSeconds * 1e-9,
                   scheme::printScheme(finalist.kernel.scheme()));
@@ -233,8 +236,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // the checked run left its data in cache: the median of the later calls
   // replaces it.
   for (Finalist &finalist : finalists) {
-    measure::Measurement again = timeCandidate(
-        finalist, buffers, options.measure, kLongWinnerRepetitions);
+    measure::Measurement again =
+        timeCandidate(finalist, options.measure, kLongWinnerRepetitions);
     if (finalist.longKernel ||
         again.medianSeconds < finalist.timing.medianSeconds)
       finalist.timing = again;

@@ -98,6 +98,8 @@ std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
 
 struct CheckedKernel {
   jit::Kernel kernel;
+  /// The buffers it runs on: the constant tensors laid out for it.
+  measure::KernelArguments arguments;
   double firstRunSeconds; ///< The checked run: cold, an upper bound.
 };
 /// The candidate compiled, run once on `buffers` and checked against the

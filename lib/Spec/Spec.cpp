@@ -93,6 +93,8 @@ private:
   }
 
   void verifyTensor(const Tensor &tensor) const {
+    if (tensor.constant && tensor.role != TensorRole::Input)
+      fail("tensor '" + tensor.name + "' is constant, but only inputs may be");
     std::set<std::string_view> axisNames;
     std::set<DimId> dimsUsed;
     for (const TensorAxis &axis : tensor.axes) {
@@ -105,6 +107,11 @@ private:
           "tensor '" + tensor.name + "' axis '" + axis.name + "'";
       if (axis.zeroPadded && tensor.role != TensorRole::Input)
         fail(where + " is zero-padded, but only inputs may be");
+      if (tensor.constant &&
+          (axis.zeroPadded || axis.index.terms.size() != 1 ||
+           axis.index.terms[0].coeff != 1 || axis.index.constant != 0))
+        fail(where + " of a constant tensor must be exactly one dimension, "
+                     "with coefficient 1 and no padding");
       verifyIndex(axis, where);
       // Each dimension indexes at most one axis of a tensor (E[i, i] is not
       // in the class): Tensor::axisOf and the tiling rely on it.
@@ -215,7 +222,7 @@ std::string indexString(const Spec &spec, const AffineExpr &index) {
 }
 
 std::string accessString(const Spec &spec, const Tensor &tensor) {
-  std::string text = tensor.name + '[';
+  std::string text = (tensor.constant ? "const " : "") + tensor.name + '[';
   for (size_t i = 0; i < tensor.axes.size(); ++i) {
     if (i != 0)
       text += ',';

@@ -87,6 +87,12 @@ struct Tensor {
   TensorRole role = TensorRole::Input;
   ElementType type = ElementType::F32;
   std::vector<TensorAxis> axes;
+  /// The values are known before the first run and never change (a
+  /// network's weights): kernels may read them laid out ahead of time,
+  /// tile by tile as their Pack of the tensor reads them (CodeGen/Prepack.h).
+  /// Only an input whose every axis is one dimension, with coefficient 1,
+  /// no constant and no padding, may be constant.
+  bool constant = false;
 
   int64_t numElements() const;
   /// Stride of each axis, in elements.

@@ -171,6 +171,7 @@ Spec conv2d(const ConvShape &shape) {
                                     : std::vector{plain("r"), plain("s"),
                                                   plain("c")},
                           "k"))};
+  spec.tensors.back().constant = shape.constantWeights;
   if (shape.bias)
     spec.tensors.push_back(
         tensor("B", TensorRole::Bias, withChannels({}, "k")));

@@ -43,6 +43,8 @@ struct ConvShape {
   int64_t inputH = 0, inputW = 0;
   int64_t groups = 1;
   bool bias = false;
+  /// The weights are a constant tensor (Spec.h: Tensor::constant).
+  bool constantWeights = false;
   Activation activation = Activation::None;
 };
 Spec conv2d(const ConvShape &shape);

@@ -137,23 +137,44 @@ void ProblemOptions::addTo(CLI::App &app) {
   app.add_option("--sizes", sizes,
                  "sizes of the --einsum letters, e.g. i=4,j=8,k=16")
       ->needs(einsumOption);
+  app.add_option("--constant", constants,
+                 "an input tensor whose values are constant (e.g. W), which "
+                 "the kernel reads laid out ahead for its Pack; repeatable");
   convOption->excludes(convFullOption, matmulOption, einsumOption);
   convFullOption->excludes(matmulOption, einsumOption);
   matmulOption->excludes(einsumOption);
 }
 
-std::optional<spec::Spec> ProblemOptions::spec() const {
-  if (!conv.empty())
-    return convSpec(*this);
-  if (!convFull.empty())
-    return convFullSpec(*this);
-  if (!matmul.empty()) {
-    std::vector<int64_t> v = parseList("--matmul", matmul, 3, 3);
+namespace {
+
+std::optional<spec::Spec> problemSpec(const ProblemOptions &options) {
+  if (!options.conv.empty())
+    return convSpec(options);
+  if (!options.convFull.empty())
+    return convFullSpec(options);
+  if (!options.matmul.empty()) {
+    std::vector<int64_t> v = parseList("--matmul", options.matmul, 3, 3);
     return spec::matmul(v[0], v[1], v[2]);
   }
-  if (!einsum.empty())
-    return einsumSpec(*this);
+  if (!options.einsum.empty())
+    return einsumSpec(options);
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<spec::Spec> ProblemOptions::spec() const {
+  std::optional<spec::Spec> spec = problemSpec(*this);
+  if (!spec || constants.empty())
+    return spec;
+  for (const std::string &name : constants) {
+    std::optional<int> tensor = spec->findTensor(name);
+    if (!tensor)
+      usageError("--constant", "the problem has no tensor '" + name + "'");
+    spec->tensors[*tensor].constant = true;
+  }
+  spec->verify();
+  return spec;
 }
 
 } // namespace ttile::tools

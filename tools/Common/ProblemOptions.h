@@ -5,6 +5,7 @@
 //   --conv-full N=..,K=..,...    every field of spec::ConvShape
 //   --matmul I,J,K
 //   --einsum "ik,kj->ij" --sizes i=4,j=8,k=16
+//   --constant W                 an input laid out ahead (CodeGen/Prepack.h)
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_PROBLEMOPTIONS_H
@@ -16,11 +17,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ttile::tools {
 
 struct ProblemOptions {
   std::string conv, convFull, matmul, einsum, sizes;
+  std::vector<std::string> constants; ///< Tensors marked Tensor::constant.
 
   /// Adds the options above to `app`, mutually exclusive.
   void addTo(CLI::App &app);

@@ -48,8 +48,9 @@ std::optional<Candidate> measureCandidate(const spec::Spec &spec,
     protocol.maxRemeasures = 0;
   }
   measure::Measurement timing =
-      measure::measure([&] { checked->kernel.run(buffers.pointers()); },
-                       protocol);
+      measure::measure(
+          [&] { checked->kernel.run(checked->arguments.pointers()); },
+          protocol);
   Candidate candidate;
   candidate.scheme = scheme::printScheme(scheme);
   candidate.gflops = static_cast<double>(spec.flops()) / timing.medianSeconds * 1e-9;

@@ -51,7 +51,7 @@ struct Options {
 bool checkKernel(const jit::Kernel &kernel) {
   const spec::Spec &spec = kernel.spec();
   measure::TensorBuffers buffers(spec, 42);
-  kernel.run(buffers.pointers());
+  kernel.run(measure::KernelArguments(kernel, buffers).pointers());
   spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
   std::cerr << "check: " << result.report(spec) << "\n";
   return result.ok;
@@ -72,8 +72,9 @@ void measureKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
   std::vector<double> compileSeconds, runSeconds;
   for (int i = 0; i < repeat; ++i) {
     jit::Kernel kernel = jit::compileKernel(spec, scheme, compile);
+    measure::KernelArguments arguments(kernel, buffers);
     measure::Measurement timing =
-        measure::measure([&] { kernel.run(buffers.pointers()); });
+        measure::measure([&] { kernel.run(arguments.pointers()); });
     compileSeconds.push_back(kernel.compileSeconds());
     runSeconds.push_back(timing.medianSeconds);
   }

@@ -13,8 +13,9 @@
 
 namespace ttile::testing {
 
-/// Compiles `scheme` for `spec`, runs it once, and checks it against the
-/// reference executor. Returns the check's report on failure.
+/// Compiles `scheme` for `spec`, runs it once (on its constant tensors laid
+/// out for it), and checks it against the reference executor. Returns the
+/// check's report on failure.
 inline ::testing::AssertionResult compilesAndMatches(const spec::Spec &spec,
                                                      const std::string &scheme,
                                                      uint64_t seed = 1,
@@ -23,7 +24,7 @@ inline ::testing::AssertionResult compilesAndMatches(const spec::Spec &spec,
       jit::compileKernel(spec, scheme::parseScheme(scheme), options);
   // A huge output fill: a kernel that forgets to initialize shows.
   measure::TensorBuffers buffers(spec, seed, 1e30f);
-  kernel.run(buffers.pointers());
+  kernel.run(measure::KernelArguments(kernel, buffers).pointers());
   spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
   if (result.ok)
     return ::testing::AssertionSuccess();

@@ -146,6 +146,91 @@ TEST(Lowering, PackCopiesVectorsMaskedAtTheTensorsEnd) {
                                  "T(2,w) Pack(W) T(3,r) T(3,s) T(5,c) U(6,h) V(k)"));
 }
 
+/// The convolution of the tests below, its weights constant (Spec.h).
+spec::Spec constantWeightsConv(int64_t K) {
+  ConvShape shape;
+  shape.K = K;
+  shape.C = 24;
+  shape.H = shape.W = 9;
+  shape.R = shape.S = 3;
+  shape.bias = true;
+  shape.constantWeights = true;
+  return spec::conv2d(shape);
+}
+
+TEST(Lowering, ConstantWeightsReadLaidOutTiles) {
+  // K = 70 in tiles of one vector: the last tile overruns the weights'
+  // end, and the laid-out copy holds zeros there.
+  const int64_t K = 4 * lanes() + 6;
+  spec::Spec spec = constantWeightsConv(K);
+  for (const char *scheme :
+       {"T(5,k) T(3,c) Pack(W) T(9,h) T(3,w) Hoist(c,r,s) T(3,r) T(3,s) "
+        "T(8,c) U(3,w) V(k)",
+        // Tiles along every axis but k; packed below the loop over h.
+        "T(3,c) T(9,h) Pack(W) T(5,k) T(3,w) Hoist(c,r,s) T(3,r) T(3,s) "
+        "T(8,c) U(3,w) V(k)",
+        // A Lambda over h below the Pack: one tile for both parts.
+        "T(5,k) Pack(W) Lambda(h,[(1,4),(1,5)]) T(3,w) Hoist(c,r,s) T(3,r) "
+        "T(3,s) T(24,c) U(lambda,h) U(3,w) V(k)",
+        // Packed twice: the inner Pack copies from the laid-out tile.
+        "T(5,k) Pack(W) T(3,c) Pack(W) T(9,h) T(3,w) Hoist(c,r,s) T(3,r) "
+        "T(3,s) T(8,c) U(3,w) V(k)",
+        // No Pack: the kernel reads a plain copy.
+        "T(5,k) T(9,h) T(3,w) Hoist(c,r,s) T(3,r) T(3,s) T(24,c) U(3,w) V(k)"})
+    EXPECT_TRUE(compilesAndMatches(spec, scheme));
+  // Permuted: copied an element at a time, unrolled along k.
+  EXPECT_TRUE(compilesAndMatches(
+      spec, "T(5,k) T(3,c) Pack(W,[k,r,s,c]) T(9,h) T(3,w) Hoist(c,r,s) "
+            "T(3,r) T(3,s) T(8,c) U(3,w) U(" + std::to_string(lanes()) + ",k)"));
+}
+
+TEST(Lowering, ConstantWeightsLayOutOneTileAfterAnother) {
+  const int64_t K = 4 * lanes() + 6;
+  spec::Spec spec = constantWeightsConv(K);
+  jit::Kernel kernel = jit::compileKernel(
+      spec, scheme::parseScheme("T(5,k) T(3,c) Pack(W) T(9,h) T(3,w) "
+                                "Hoist(c,r,s) T(3,r) T(3,s) T(8,c) U(3,w) V(k)"));
+  // 3 x 3 x 8 x 16 floats per tile, 5 tiles along k and 3 along c.
+  EXPECT_EQ(kernel.constantElements(2), 15 * 3 * 3 * 8 * lanes());
+  std::vector<float> weights(static_cast<size_t>(spec.tensors[2].numElements()));
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = static_cast<float>(i);
+  std::vector<float> laidOut(static_cast<size_t>(kernel.constantElements(2)));
+  kernel.layOutConstant(2, weights.data(), laidOut.data());
+  // The first tile starts with W[0,0,0,0..lanes), its second row is c = 1.
+  EXPECT_EQ(laidOut[1], weights[1]);
+  EXPECT_EQ(laidOut[static_cast<size_t>(lanes())], weights[static_cast<size_t>(K)]);
+  // Tiles are row-major over the axes (r, s, c, k): the second is the
+  // next along k, the sixth the next along c, at c = 8.
+  const size_t tile = static_cast<size_t>(3 * 3 * 8 * lanes());
+  EXPECT_EQ(laidOut[tile], weights[static_cast<size_t>(lanes())]);
+  EXPECT_EQ(laidOut[5 * tile], weights[static_cast<size_t>(8 * K)]);
+  // The output and the input are not constant.
+  EXPECT_THROW(kernel.layOutConstant(1, weights.data(), laidOut.data()), Error);
+  EXPECT_THROW(kernel.layOutConstant(2, nullptr, laidOut.data()), Error);
+}
+
+TEST(Lowering, ConstantTensorsTileOfOneSize) {
+  EXPECT_THROW(jit::compileKernel(
+                   constantWeightsConv(5 * lanes()),
+                   scheme::parseScheme(
+                       "Lambda(k,[(1,1),(1,4)]) Pack(W) T(9,h) T(3,w) "
+                       "Hoist(c,r,s) T(3,r) T(3,s) T(24,c) U(3,w) "
+                       "U(lambda,k) V(k)")),
+               Error);
+}
+
+TEST(Lowering, WholeTilesRunWithoutMasks) {
+  // k = 4 vectors + 6 in tiles of 2 vectors (PartialTiles.h): two whole
+  // tiles take the unmasked copy, the last the masked one.
+  EXPECT_TRUE(compilesAndMatches(
+      spec::matmul(12, 4 * lanes() + 6, 16),
+      "T(3,j) T(2,i) Hoist(k) T(16,k) U(6,i) U(2,j) V(j)"));
+  // Partial along two dimensions, rows and lanes.
+  EXPECT_TRUE(compilesAndMatches(spec::matmul(17, 2 * lanes() + 3, 8),
+                                 "T(3,j) T(3,i) T(8,k) U(6,i) V(j)"));
+}
+
 TEST(Lowering, PackWithPermutationMakesADimensionVectorizable) {
   // B[j,k] has k contiguous; the packed copy has j contiguous, so V(j) reads
   // it with vector loads.

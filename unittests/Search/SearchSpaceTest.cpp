@@ -188,6 +188,26 @@ TEST(SearchSpace, PacksTheWeightsWhereALoopBelowReusesThem) {
   EXPECT_LT(packed, 100);
 }
 
+TEST(SearchSpace, PacksConstantWeightsInEveryCandidateThatCan) {
+  // Laid out ahead (CodeGen/Prepack.h), the Pack costs nothing at run time:
+  // no coin is tossed, and it stays above every Lambda over k or c.
+  spec::Spec spec = testing::paperLayers()[10].spec();
+  spec.tensors[2].constant = true;
+  SearchSpace space = convSpace(spec);
+  const spec::Spec perRunSpec = testing::paperLayers()[10].spec();
+  SearchSpace perRun = convSpace(perRunSpec); // Keeps a reference.
+  std::mt19937_64 random(9), again(9);
+  int packed = 0, packedPerRun = 0;
+  for (int i = 0; i < 200; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth))
+        << scheme::printScheme(scheme);
+    packed += packIndex(scheme) ? 1 : 0;
+    packedPerRun += packIndex(perRun.sample(again)) ? 1 : 0;
+  }
+  EXPECT_GT(packed, packedPerRun * 3 / 2);
+}
+
 TEST(SearchSpace, NoPackWithoutABudget) {
   spec::Spec spec = testing::paperLayers()[10].spec();
   SearchSpace space = convSpace(spec, /*packBudget=*/0);

@@ -108,6 +108,10 @@ TEST(SpecTest, StrShowsConstantsBiasAndActivation) {
   spec.verify();
   EXPECT_EQ(spec.str(),
             "C[i,j] += A[i+3,k] * B[k,j] + Bias[j], relu {i=2,j=3,k=4}");
+  spec.tensors[2].constant = true;
+  spec.verify();
+  EXPECT_EQ(spec.str(),
+            "C[i,j] += A[i+3,k] * const B[k,j] + Bias[j], relu {i=2,j=3,k=4}");
 }
 
 /// One way to break matmul(2, 3, 4) (C[i,j] += A[i,k] * B[k,j]), and the
@@ -185,6 +189,16 @@ const BrokenSpec brokenSpecs[] = {
     {"ExtentTooSmallForConstant",
      [](Spec &s) { s.tensors[0].axes[0].index.constant = 1; },
      "tensor 'C' axis 'i' has extent 2 but its index reaches 2"},
+    {"ConstantOutput", [](Spec &s) { s.tensors[0].constant = true; },
+     "tensor 'C' is constant, but only inputs may be"},
+    {"ConstantWithAnOffset",
+     [](Spec &s) {
+       s.tensors[1].constant = true;
+       s.tensors[1].axes[0].index.constant = 1;
+       s.tensors[1].axes[0].extent = 3;
+     },
+     "tensor 'A' axis 'i' of a constant tensor must be exactly one "
+     "dimension"},
     {"DimInTwoAxes",
      [](Spec &s) {
        s.tensors[1].axes[0].index = AffineExpr::of(2);

@@ -59,6 +59,9 @@ typedef struct ttile_conv2d_params {
   int64_t groups;
   int32_t layout;     /* TTILE_LAYOUT_* */
   int32_t activation; /* TTILE_ACTIVATION_* */
+  /* Nonzero: the weights are given once, to ttile_conv2d_set_weights, and
+   * ttile_conv2d_run takes a null `weights`. */
+  int32_t constantWeights;
 } ttile_conv2d_params;
 
 /* A convolution of one shape: an opaque handle to a ttile::Conv2D. */
@@ -70,8 +73,8 @@ typedef struct ttile_conv2d ttile_conv2d;
  * required gives TTILE_INVALID_ARGUMENT. */
 
 /* Sets the defaults of ttile::Conv2DParams: N = 1, strides, dilations and
- * groups 1, no padding, NHWC, no activation, and the sizes C, H, W, K, R, S
- * 0, which the caller must set. */
+ * groups 1, no padding, NHWC, no activation, weights given to every run,
+ * and the sizes C, H, W, K, R, S 0, which the caller must set. */
 ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params);
 
 /* ttile::setAutoPad: sets padTop, padLeft, padBottom and padRight from H,
@@ -94,8 +97,15 @@ int64_t ttile_conv2d_out_w(const ttile_conv2d *conv);
 ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
                                uint64_t seed);
 
-/* ttile::Conv2D::run: `bias` may be null. Safe to call from several threads
- * at once on one `conv`. */
+/* ttile::Conv2D::setWeights, for a convolution created with
+ * constantWeights. */
+ttile_status ttile_conv2d_set_weights(ttile_conv2d *conv,
+                                      const float *weights);
+
+/* ttile::Conv2D::run: `bias` may be null; `weights` is null exactly when
+ * the convolution has constantWeights (it then runs on those given to
+ * ttile_conv2d_set_weights). Safe to call from several threads at once on
+ * one `conv`. */
 ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
                               const float *weights, const float *bias,
                               float *output);
@@ -154,6 +164,11 @@ struct Conv2DParams {
   int64_t groups = 1;
   Layout layout = Layout::NHWC;
   Activation activation = Activation::None;
+  /// The weights are given once, to Conv2D::setWeights(), rather than to
+  /// every run(): ttile then lays them out ahead in the order its kernel
+  /// reads them, as inference engines (and oneDNN's blocked formats) do.
+  /// Kernels for constant weights are tuned and cached apart.
+  bool constantWeights = false;
 };
 
 /// ONNX's auto_pad attribute of Conv, for setAutoPad.
@@ -229,9 +244,23 @@ public:
   /// params().layout, need only be 4-byte aligned, and `output` must not
   /// overlap the others. Without tune(), uses the cached winner when there
   /// is one, else a kernel chosen without measurement (logged at info
-  /// level). Throws ttile::Error for null or overlapping buffers.
+  /// level). Throws ttile::Error for null or overlapping buffers, and with
+  /// params().constantWeights (see setWeights()).
   void run(const float *input, const float *weights, const float *bias,
            float *output) const;
+
+  /// For params().constantWeights: copies `weights` (dense, in the layout
+  /// of params().layout) laid out for the kernel in use, which it picks as
+  /// run() would if there is none yet. Call tune() first: tune() after
+  /// setWeights() throws, since the weights were laid out for the kernel
+  /// that tune() would replace. May be called again with new values; not
+  /// concurrently with run(). Throws ttile::Error without constantWeights,
+  /// or for a null or misaligned buffer.
+  void setWeights(const float *weights);
+
+  /// run() for params().constantWeights, on the weights of setWeights().
+  /// Throws ttile::Error without constantWeights or before setWeights().
+  void run(const float *input, const float *bias, float *output) const;
 
   /// The scheme of the kernel in use, in the scheme language
   /// (docs/SchemeLanguage.md). Before tune() or run(), the one run() would

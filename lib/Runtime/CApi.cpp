@@ -101,6 +101,7 @@ ttile::Conv2DParams toCpp(const ttile_conv2d_params &params) {
   copyIntegerFields(params, result);
   result.layout = static_cast<ttile::Layout>(params.layout);
   result.activation = static_cast<ttile::Activation>(params.activation);
+  result.constantWeights = params.constantWeights != 0;
   return result;
 }
 
@@ -115,6 +116,7 @@ ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params) {
     copyIntegerFields(defaults, *params);
     params->layout = static_cast<int32_t>(defaults.layout);
     params->activation = static_cast<int32_t>(defaults.activation);
+    params->constantWeights = defaults.constantWeights ? 1 : 0;
   });
 }
 
@@ -172,12 +174,23 @@ ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
   });
 }
 
+ttile_status ttile_conv2d_set_weights(ttile_conv2d *conv,
+                                      const float *weights) {
+  return guarded(__func__, [&] {
+    requireNonNull(conv, "conv");
+    conv->conv.setWeights(weights);
+  });
+}
+
 ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
                               const float *weights, const float *bias,
                               float *output) {
   return guarded(__func__, [&] {
     requireNonNull(conv, "conv");
-    conv->conv.run(input, weights, bias, output);
+    if (conv->conv.params().constantWeights && !weights)
+      conv->conv.run(input, bias, output);
+    else
+      conv->conv.run(input, weights, bias, output);
   });
 }
 

@@ -3,11 +3,13 @@
 // A Conv2D holds the kernel it runs behind a shared pointer: run() copies
 // the pointer under a mutex and runs without holding anything, so that any
 // number of threads run at once while tune() swaps in a better kernel.
+// Constant weights, laid out for that kernel, travel with it the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Cache/KernelCache.h"
 #include "JIT/Kernel.h"
+#include "Measure/AlignedBuffer.h"
 #include "Runtime/ConvParams.h"
 #include "Runtime/LayoutConversion.h"
 #include "Scheme/SchemeParser.h"
@@ -117,6 +119,11 @@ struct Conv2D::Impl {
   void use(std::shared_ptr<const jit::Kernel> newKernel,
            const TuneInfo &newInfo);
 
+  /// Runs `kernel` on the caller's buffers, `weights` as the kernel reads
+  /// them (laid out, for constant weights), converting the others.
+  void execute(const jit::Kernel &kernel, const float *input,
+               const float *weights, const float *bias, float *output);
+
   /// K zeros, the bias of a run() without one (the kernels always add a
   /// bias), allocated by the first such run rather than by the constructor,
   /// which allocates nothing in proportion to the problem.
@@ -132,9 +139,11 @@ struct Conv2D::Impl {
   std::once_flag zeroBiasAllocated;
   std::vector<float> zeroBiasValues;
 
-  std::mutex mutex; ///< Guards kernel and info.
+  std::mutex mutex; ///< Guards kernel, info and laidOutWeights.
   std::shared_ptr<const jit::Kernel> kernel;
   TuneInfo info;
+  /// With constantWeights, after setWeights(): laid out for `kernel`.
+  std::shared_ptr<const measure::AlignedBuffer> laidOutWeights;
   std::mutex tuning; ///< Held through tune(), which is not reentrant.
 };
 
@@ -180,6 +189,22 @@ void Conv2D::Impl::use(std::shared_ptr<const jit::Kernel> newKernel,
   info = newInfo;
 }
 
+void Conv2D::Impl::execute(const jit::Kernel &kernel, const float *input,
+                           const float *weights, const float *bias,
+                           float *output) {
+  // An NCHW problem runs on the NHWC kernel, between two conversions.
+  runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
+      input, problem.params().constantWeights ? nullptr : weights,
+      bias ? bias : zeroBias(), output);
+  // Kernels take every buffer as float *, and write the output only.
+  float *const tensors[] = {
+      buffers.output, const_cast<float *>(buffers.input),
+      const_cast<float *>(buffers.weights ? buffers.weights : weights),
+      const_cast<float *>(buffers.bias)};
+  kernel.run(tensors);
+  layoutConversion.fromKernel(buffers, output);
+}
+
 Conv2D::Conv2D(const Conv2DParams &params)
     : impl_(std::make_unique<Impl>(params)) {}
 Conv2D::~Conv2D() = default;
@@ -204,6 +229,13 @@ Conv2D &Conv2D::tune(const TuneOptions &options) {
   checkTuneOptions(options);
   Impl &impl = *impl_;
   std::lock_guard tuning(impl.tuning);
+  {
+    std::lock_guard lock(impl.mutex);
+    if (impl.laidOutWeights)
+      throw Error("tune() after setWeights(): the constant weights are laid "
+                  "out for the kernel in use, which tune() would replace; "
+                  "call tune() first, then setWeights()");
+  }
   Stopwatch watch;
   cache::KernelCache cache;
   cache::CacheKey key = impl.problem.cacheKey();
@@ -249,6 +281,9 @@ Conv2D &Conv2D::tune(const TuneOptions &options) {
 void Conv2D::run(const float *input, const float *weights, const float *bias,
                  float *output) const {
   const runtime::ConvProblem &problem = impl_->problem;
+  if (problem.params().constantWeights)
+    throw Error("this convolution has constantWeights: give them to "
+                "setWeights() once, then call run(input, bias, output)");
   checkBuffer(input, "input");
   checkBuffer(weights, "weights");
   checkBuffer(output, "output");
@@ -261,18 +296,50 @@ void Conv2D::run(const float *input, const float *weights, const float *bias,
     checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
                   "bias");
   }
+  impl_->execute(*impl_->kernelForRun(), input, weights, bias, output);
+}
 
-  std::shared_ptr<const jit::Kernel> kernel = impl_->kernelForRun();
-  // An NCHW problem runs on the NHWC kernel, between two conversions.
-  runtime::LayoutConversion::KernelBuffers buffers =
-      impl_->layoutConversion.toKernel(input, weights,
-                                       bias ? bias : impl_->zeroBias(), output);
-  // Kernels take every buffer as float *, and write the output only.
-  float *const tensors[] = {buffers.output, const_cast<float *>(buffers.input),
-                            const_cast<float *>(buffers.weights),
-                            const_cast<float *>(buffers.bias)};
-  kernel->run(tensors);
-  impl_->layoutConversion.fromKernel(buffers, output);
+void Conv2D::setWeights(const float *weights) {
+  Impl &impl = *impl_;
+  if (!impl.problem.params().constantWeights)
+    throw Error("setWeights() is for a convolution with constantWeights; "
+                "this one takes its weights in every run()");
+  checkBuffer(weights, "weights");
+  std::lock_guard tuning(impl.tuning); // The kernel stays the one in use.
+  std::shared_ptr<const jit::Kernel> kernel = impl.kernelForRun();
+  auto laidOut = std::make_shared<measure::AlignedBuffer>(static_cast<size_t>(
+      kernel->constantElements(runtime::kWeightsTensor)));
+  kernel->layOutConstant(runtime::kWeightsTensor,
+                         impl.layoutConversion.kernelWeights(weights),
+                         laidOut->data());
+  std::lock_guard lock(impl.mutex);
+  impl.laidOutWeights = std::move(laidOut);
+}
+
+void Conv2D::run(const float *input, const float *bias, float *output) const {
+  const runtime::ConvProblem &problem = impl_->problem;
+  if (!problem.params().constantWeights)
+    throw Error("run(input, bias, output) is for a convolution with "
+                "constantWeights; pass this one's weights to run()");
+  checkBuffer(input, "input");
+  checkBuffer(output, "output");
+  checkDisjoint(output, problem.outputElements(), input,
+                problem.inputElements(), "input");
+  if (bias) {
+    checkBuffer(bias, "bias");
+    checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
+                  "bias");
+  }
+  std::shared_ptr<const jit::Kernel> kernel;
+  std::shared_ptr<const measure::AlignedBuffer> weights;
+  {
+    std::lock_guard lock(impl_->mutex);
+    kernel = impl_->kernel;
+    weights = impl_->laidOutWeights;
+  }
+  if (!weights)
+    throw Error("the constant weights are not set: call setWeights() first");
+  impl_->execute(*kernel, input, weights->data(), bias, output);
 }
 
 std::string Conv2D::scheme() const {

@@ -156,6 +156,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   }
   shape.groups = p.groups;
   shape.bias = true;
+  shape.constantWeights = p.constantWeights;
   shape.activation = specActivation(p.activation);
   spec_ = spec::conv2d(shape);
 }
@@ -167,6 +168,7 @@ cache::CacheKey ConvProblem::cacheKey() const {
     key.add(field.name, params_.*field.member);
   key.add("layout", layoutName(params_.layout));
   key.add("activation", activationName(params_.activation));
+  key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));
   // Kernels with parallel loops are tuned for this many workers.
   key.add("threads", workerCount());
@@ -187,6 +189,8 @@ std::string ConvProblem::str() const {
     text += fmt::format(" layout={}", layoutName(params_.layout));
   if (params_.activation != Activation::None)
     text += fmt::format(" activation={}", activationName(params_.activation));
+  if (params_.constantWeights)
+    text += " constantWeights";
   return text;
 }
 

@@ -26,6 +26,9 @@ namespace ttile::runtime {
 /// overflow; products are checked one by one.
 inline constexpr int64_t kMaxParam = int64_t(1) << 31;
 
+/// The weights' index among the spec's tensors (spec::conv2d: O, I, W, B).
+inline constexpr int kWeightsTensor = 2;
+
 /// Throws ttile::Error naming the field `name` when `value` is below
 /// `least` (0 or 1) or above kMaxParam.
 void checkIntegerField(std::string_view name, int64_t value, int64_t least);

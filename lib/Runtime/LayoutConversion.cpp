@@ -103,35 +103,46 @@ LayoutConversion::LayoutConversion(const ConvProblem &problem) {
 LayoutConversion::KernelBuffers
 LayoutConversion::toKernel(const float *input, const float *weights,
                            const float *bias, float *output) const {
-  KernelBuffers kernel{input, weights, bias, output};
+  KernelBuffers kernel{input, weights ? kernelWeights(weights) : nullptr, bias,
+                       output};
   if (nchw_) {
     float *nhwcInput =
         threadBuffer(Slot::Input, images_ * inputPixels_ * channels_);
     transposeImages(input, images_, channels_, inputPixels_, nhwcInput);
-    float *rsckWeights = threadBuffer(
-        Slot::Weights, kernelPixels_ * groupChannels_ * outputChannels_);
-    kcrsToRsck(weights, outputChannels_, groupChannels_, kernelPixels_,
-               rsckWeights);
     kernel.input = nhwcInput;
-    kernel.weights = rsckWeights;
   }
   if (multiplier_ > 1) {
-    // The kernel's weights and bias hold the multiplier outside the groups
-    // (spec::ConvShape): [RS][g][m] becomes [RS][m][g].
-    float *weightsByMultiplier = threadBuffer(
-        Slot::MultiplierWeights, kernelPixels_ * outputChannels_);
-    transposeImages(kernel.weights, kernelPixels_, groups_, multiplier_,
-                    weightsByMultiplier);
+    // The kernel's bias holds the multiplier outside the groups, like its
+    // weights.
     float *biasByMultiplier =
         threadBuffer(Slot::MultiplierBias, outputChannels_);
     transposeImages(bias, 1, groups_, multiplier_, biasByMultiplier);
-    kernel.weights = weightsByMultiplier;
     kernel.bias = biasByMultiplier;
   }
   if (converts())
     kernel.output =
         threadBuffer(Slot::Output, images_ * outputPixels_ * outputChannels_);
   return kernel;
+}
+
+const float *LayoutConversion::kernelWeights(const float *weights) const {
+  if (nchw_) {
+    float *rsckWeights = threadBuffer(
+        Slot::Weights, kernelPixels_ * groupChannels_ * outputChannels_);
+    kcrsToRsck(weights, outputChannels_, groupChannels_, kernelPixels_,
+               rsckWeights);
+    weights = rsckWeights;
+  }
+  if (multiplier_ > 1) {
+    // The kernel's weights hold the multiplier outside the groups
+    // (spec::ConvShape): [RS][g][m] becomes [RS][m][g].
+    float *weightsByMultiplier = threadBuffer(
+        Slot::MultiplierWeights, kernelPixels_ * outputChannels_);
+    transposeImages(weights, kernelPixels_, groups_, multiplier_,
+                    weightsByMultiplier);
+    weights = weightsByMultiplier;
+  }
+  return weights;
 }
 
 void LayoutConversion::fromKernel(const KernelBuffers &kernel,

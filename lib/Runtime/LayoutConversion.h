@@ -54,9 +54,15 @@ public:
 
   /// The caller's own buffers when nothing converts; else converted ones
   /// and an output, all buffers of the calling thread, valid until its next
-  /// call. `bias` holds K values (zeros for none).
+  /// call. `bias` holds K values (zeros for none). Null `weights` (constant
+  /// ones, laid out ahead) stay null.
   KernelBuffers toKernel(const float *input, const float *weights,
                          const float *bias, float *output) const;
+
+  /// The weights as the kernel's spec stores them: the caller's own, or
+  /// converted into a buffer of the calling thread, valid until its next
+  /// call.
+  const float *kernelWeights(const float *weights) const;
 
   /// Writes the kernel's output into the caller's `output` in the problem's
   /// layout; nothing to do when they are the same buffer.

@@ -38,6 +38,10 @@ struct CompareOptions {
   int threads = 1;
   int trials = 20; ///< For layers ttile has not tuned before.
   int rounds = 3;  ///< Alternate measurements of each library.
+  /// ttile's weights laid out once (Conv2DParams::constantWeights), as
+  /// oneDNN's are reordered once into its blocked format; else given to
+  /// every run().
+  bool constantWeights = true;
   uint64_t seed = 1;
   bool withOneDnn = true;
   measure::MeasureOptions measure;

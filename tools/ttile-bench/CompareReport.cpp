@@ -192,6 +192,7 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
         {"threads", options.threads},
         {"trials", options.trials},
         {"rounds", options.rounds},
+        {"constantWeights", options.constantWeights},
         {"seed", options.seed}}},
       {"networks", nlohmann::json::array()}};
   for (const NetworkComparison &network : networks) {

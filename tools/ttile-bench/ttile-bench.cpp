@@ -4,6 +4,7 @@
 //   ttile-bench strategies (--net NAME | --layer DESC)... [--trials N]
 //                          [--seeds N]
 //   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
+//                       [--per-run-weights]
 //                       [--threads N] [--trials N] [--rounds N] [--seed N]
 //                       [--json F] [--csv F]
 //   ttile-bench compare --smoke
@@ -89,6 +90,7 @@ struct Options {
   std::string json, csv;
   bool smoke = false;
   int rounds = 3;
+  bool perRunWeights = false;
   int candidates = 200;
   uint64_t seed = 1;
 };
@@ -198,6 +200,7 @@ int runCompare(const Options &options) {
   compare.trials = options.smoke ? 2 : options.trials;
   compare.seed = options.seed;
   compare.rounds = options.smoke ? 1 : options.rounds;
+  compare.constantWeights = !options.perRunWeights;
   compare.withOneDnn = !bench::oneDnnVersion().empty();
   if (options.smoke)
     compare.measure.minSeconds = 0.005;
@@ -205,10 +208,12 @@ int runCompare(const Options &options) {
     bench::setOneDnnThreads(options.threads);
 
   const bench::Machine machine = bench::thisMachine();
-  std::printf("%s\n%d thread(s), layout %s, %d trial(s) per layer not yet "
-              "tuned\n",
+  std::printf("%s\n%d thread(s), layout %s, ttile's weights %s, %d trial(s) "
+              "per layer not yet tuned\n",
               bench::describe(machine).c_str(), options.threads,
-              options.layout.c_str(), compare.trials);
+              options.layout.c_str(),
+              compare.constantWeights ? "constant" : "per run",
+              compare.trials);
   if (!compare.withOneDnn)
     std::printf("ttile-bench was built without oneDNN: measuring ttile "
                 "alone\n");
@@ -319,6 +324,10 @@ int main(int argc, char **argv) {
                    "times each library is measured, alternately; each keeps "
                    "its fastest median")
       ->check(CLI::Range(1, 100));
+  compare->add_flag("--per-run-weights", options.perRunWeights,
+                    "give ttile the weights in every run() rather than once "
+                    "(constantWeights); oneDNN's are reordered once either "
+                    "way");
   compare->add_option("--seed", options.seed,
                       "of ttile's tuning and of the data");
   compare->add_option("--json", options.json, "write the results as JSON");

@@ -60,6 +60,7 @@ TEST_F(CApiTest, InitSetsTheCppDefaults) {
   EXPECT_EQ(params.groups, defaults.groups);
   EXPECT_EQ(params.layout, TTILE_LAYOUT_NHWC);
   EXPECT_EQ(params.activation, TTILE_ACTIVATION_NONE);
+  EXPECT_EQ(params.constantWeights, 0);
 }
 
 TEST_F(CApiTest, CreateTuneRunDestroy) {
@@ -97,6 +98,43 @@ TEST_F(CApiTest, CreateTuneRunDestroy) {
   EXPECT_GT(std::strlen(scheme), 0u);
   ttile_conv2d_destroy(conv);
   ttile_conv2d_destroy(nullptr);
+}
+
+TEST_F(CApiTest, ConstantWeights) {
+  ttile_conv2d_params params = smallLayer();
+  params.constantWeights = 1;
+  ttile_conv2d *conv = nullptr;
+  ASSERT_EQ(ttile_conv2d_create(&params, &conv), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_conv2d_tune(conv, 2, 0, 1), TTILE_OK) << ttile_last_error();
+
+  Conv2DParams cpp;
+  cpp.C = params.C;
+  cpp.H = params.H;
+  cpp.W = params.W;
+  cpp.K = params.K;
+  cpp.R = params.R;
+  cpp.S = params.S;
+  cpp.padTop = cpp.padLeft = cpp.padBottom = cpp.padRight = 1;
+  ConvCase reference(cpp);
+  std::vector<float> output(reference.expected.size());
+  expectFailure(ttile_conv2d_run(conv, reference.input.data(), nullptr,
+                                 reference.biasOrNull(), output.data()),
+                TTILE_INVALID_ARGUMENT, "the constant weights are not set");
+  ASSERT_EQ(ttile_conv2d_set_weights(conv, reference.weights.data()), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_conv2d_run(conv, reference.input.data(), nullptr,
+                             reference.biasOrNull(), output.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(output);
+  expectFailure(ttile_conv2d_run(conv, reference.input.data(),
+                                 reference.weights.data(),
+                                 reference.biasOrNull(), output.data()),
+                TTILE_INVALID_ARGUMENT, "this convolution has constantWeights");
+  expectFailure(ttile_conv2d_set_weights(nullptr, reference.weights.data()),
+                TTILE_INVALID_ARGUMENT, "conv");
+  ttile_conv2d_destroy(conv);
 }
 
 TEST_F(CApiTest, ReportsErrorsWithStatusAndMessage) {

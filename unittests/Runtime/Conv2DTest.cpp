@@ -188,6 +188,11 @@ TEST(Conv2DParamsTest, CacheKeyHoldsEveryParameter) {
   Conv2DParams relu = p;
   relu.activation = Activation::ReLU;
   EXPECT_NE(runtime::ConvProblem(relu).cacheKey().str(), key);
+  // Kernels for constant weights read them laid out: another kernel.
+  EXPECT_NE(key.find(";weights=per-run;"), std::string::npos) << key;
+  Conv2DParams constant = p;
+  constant.constantWeights = true;
+  EXPECT_NE(runtime::ConvProblem(constant).cacheKey().str(), key);
 }
 
 TEST(ConvProblemTest, KernelsReadTheCallersInputWithThePaddingAsZeros) {
@@ -331,6 +336,114 @@ TEST_F(Conv2DTest, MatchesTheReference) {
   }
 }
 
+/// Expects `call` to throw an InvalidArgument error whose message has `text`.
+void expectError(const std::function<void()> &call, const std::string &text) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected \"" << text << "\"";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find(text), std::string::npos)
+        << error.what();
+  }
+}
+
+//===--- Constant weights -------------------------------------------------===//
+
+/// Runs `conv`, which has constant weights already set, on `reference`'s
+/// input and bias.
+std::vector<float> runOnConstantWeights(const Conv2D &conv,
+                                        const ConvCase &reference) {
+  std::vector<float> output(reference.expected.size(), 1e30f);
+  conv.run(reference.input.data(), reference.biasOrNull(), output.data());
+  return output;
+}
+
+TEST_F(Conv2DTest, ConstantWeightsMatchTheReference) {
+  struct Case {
+    const char *name;
+    Conv2DParams params;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"3x3 padding 1", smallLayer()});
+  {
+    Conv2DParams p;
+    p.N = 1; p.C = 64; p.H = 5; p.W = 5; p.K = 70; p.R = 1; p.S = 1;
+    cases.push_back({"pointwise, K no multiple of a vector", p});
+  }
+  {
+    Conv2DParams p = smallLayer();
+    p.layout = Layout::NCHW;
+    cases.push_back({"NCHW: KCRS weights converted once", p});
+  }
+  {
+    Conv2DParams p;
+    p.N = 1; p.C = 6; p.H = 7; p.W = 7; p.K = 12; p.R = 3; p.S = 3;
+    p.groups = 6;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+    cases.push_back({"depthwise with a multiplier", p});
+  }
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Conv2DParams p = c.params;
+    p.constantWeights = true;
+    ConvCase reference(p), other(p, /*withBias=*/false, /*seed=*/2);
+    Conv2D conv(p);
+    conv.tune(quickTune());
+    conv.setWeights(reference.weights.data());
+    reference.expectMatches(runOnConstantWeights(conv, reference));
+    // New weights replace the old ones.
+    conv.setWeights(other.weights.data());
+    other.expectMatches(runOnConstantWeights(conv, other));
+  }
+}
+
+TEST_F(Conv2DTest, ConstantWeightsWithoutTune) {
+  Conv2DParams p = smallLayer();
+  p.constantWeights = true;
+  Conv2D conv(p);
+  ConvCase reference(p);
+  conv.setWeights(reference.weights.data()); // Picks the untuned kernel.
+  reference.expectMatches(runOnConstantWeights(conv, reference));
+  // The user's weights may go away: ttile holds its own copy.
+  std::vector<float> weights = reference.weights;
+  conv.setWeights(weights.data());
+  std::fill(weights.begin(), weights.end(), 0.0f);
+  reference.expectMatches(runOnConstantWeights(conv, reference));
+}
+
+TEST_F(Conv2DTest, ConstantWeightsMisusesAreErrors) {
+  Conv2DParams p = smallLayer();
+  ConvCase reference(p);
+  const float *in = reference.input.data(), *w = reference.weights.data(),
+              *b = reference.bias.data();
+  std::vector<float> out(reference.expected.size());
+
+  Conv2D perRun(p);
+  expectError([&] { perRun.setWeights(w); },
+              "setWeights() is for a convolution with constantWeights");
+  expectError([&] { perRun.run(in, b, out.data()); },
+              "run(input, bias, output) is for a convolution with "
+              "constantWeights");
+
+  p.constantWeights = true;
+  Conv2D constant(p);
+  expectError([&] { constant.run(in, w, b, out.data()); },
+              "this convolution has constantWeights");
+  expectError([&] { constant.run(in, b, out.data()); },
+              "the constant weights are not set");
+  expectError([&] { constant.setWeights(nullptr); }, "weights is null");
+  constant.tune(quickTune());
+  constant.setWeights(w);
+  expectError([&] { constant.tune(quickTune()); },
+              "tune() after setWeights()");
+  std::vector<float> shared = reference.input;
+  expectError([&] { constant.run(shared.data(), b, shared.data() + 1); },
+              "output overlaps input");
+  // The failed calls changed nothing.
+  reference.expectMatches(runOnConstantWeights(constant, reference));
+}
+
 TEST_F(Conv2DTest, RunsUntunedWithoutTune) {
   Conv2D conv(smallLayer());
   std::string before = conv.scheme();
@@ -404,17 +517,6 @@ TEST_F(Conv2DTest, TunesWithTheCacheOff) {
 // MultiProcessTest.cpp.
 
 //===--- Arguments --------------------------------------------------------===//
-
-void expectError(const std::function<void()> &call, const std::string &text) {
-  try {
-    call();
-    ADD_FAILURE() << "no error; expected \"" << text << "\"";
-  } catch (const Error &error) {
-    EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-    EXPECT_NE(std::string(error.what()).find(text), std::string::npos)
-        << error.what();
-  }
-}
 
 TEST_F(Conv2DTest, ChecksItsBuffers) {
   Conv2DParams p = smallLayer();

@@ -12,7 +12,8 @@
 //
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the
-// layers without tuning). The cache follows TTILE_CACHE_DIR and
+// layers without tuning), --constant-weights (the kernels of
+// Conv2DParams::constantWeights). The cache follows TTILE_CACHE_DIR and
 // TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
 //
 // Exit status: 0 when every supported layer was tuned, 1 when one failed,
@@ -91,6 +92,7 @@ struct Options {
   uint64_t seed = 1;
   std::string json;
   bool list = false;
+  bool constantWeights = false;
 };
 
 /// The networks to tune: each --net, then the --layer ones together.
@@ -145,7 +147,9 @@ void tuneLayer(LayerReport &report, const Options &options,
                const ProgressBar &progressBar, double peakFlopsPerThread,
                bool cacheOff) {
   try {
-    Conv2D conv(report.layer.params);
+    Conv2DParams params = report.layer.params;
+    params.constantWeights = options.constantWeights;
+    Conv2D conv(params);
     TuneOptions tuneOptions;
     tuneOptions.trials = options.trials;
     tuneOptions.seconds = options.seconds;
@@ -202,6 +206,9 @@ int main(int argc, char **argv) {
                  "also write the results as JSON to FILE; '-' writes them "
                  "to stdout instead of the table");
   app.add_flag("--list", options.list, "print the layers without tuning");
+  app.add_flag("--constant-weights", options.constantWeights,
+               "tune the kernels of Conv2DParams::constantWeights, which "
+               "read the weights laid out ahead");
 
   std::vector<NetworkReport> networks;
   try {

@@ -1,10 +1,12 @@
 //===- ttile-scheme.cpp - Parse, validate and measure schemes -------------===//
 //
-//   ttile-scheme [problem] [--footprint] [--vector-width N] SCHEME
+//   ttile-scheme [problem] [--footprint] [--model] [--vector-width N] SCHEME
 //
 // Without a problem, prints SCHEME in canonical form. With one (--conv,
 // --conv-full, --matmul or --einsum with --sizes), validates it and, with
-// --footprint, prints the footprint table of thesis 5.4.3. Exit status: 0
+// --footprint, prints the footprint table of thesis 5.4.3; with --model,
+// the bytes the data-movement model (Search/DataMovementModel.h) moves into
+// each cache level of this host, and its cost, by which the tuner ranks. Exit status: 0
 // on success, 1 when the scheme does not parse or validate, 2 on usage
 // errors. See docs/SchemeLanguage.md.
 //
@@ -15,6 +17,7 @@
 #include "Scheme/Footprint.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
+#include "Search/DataMovementModel.h"
 #include "Support/Host.h"
 #include "ttile/Error.h"
 
@@ -31,6 +34,7 @@ namespace {
 struct Options {
   tools::ProblemOptions problem;
   bool footprint = false;
+  bool model = false;
   int vectorWidth = 0;
   std::string scheme;
 };
@@ -39,9 +43,11 @@ int run(const Options &options) {
   scheme::Scheme scheme = scheme::parseScheme(options.scheme);
   std::optional<spec::Spec> spec = options.problem.spec();
   if (!spec) {
-    if (options.footprint)
-      tools::usageError("--footprint", "needs a problem (--conv, "
-                                       "--conv-full, --matmul or --einsum)");
+    for (auto [asked, name] : {std::pair{options.footprint, "--footprint"},
+                               std::pair{options.model, "--model"}})
+      if (asked)
+        tools::usageError(name, "needs a problem (--conv, --conv-full, "
+                                "--matmul or --einsum)");
     std::cout << scheme::printScheme(scheme) << "\n";
     return 0;
   }
@@ -51,6 +57,14 @@ int run(const Options &options) {
   if (options.footprint)
     std::cout << scheme::formatFootprintTable(
         scheme::footprintTable(tree, *spec), *spec);
+  if (options.model) {
+    search::DataMovementModel model = search::DataMovementModel::forHost(host());
+    std::vector<double> bytes = model.movement(tree, *spec);
+    for (size_t level = 0; level < bytes.size(); ++level)
+      std::cout << "into L" << level + 1 << ": " << bytes[level] * 1e-6
+                << " MB\n";
+    std::cout << "cost: " << model.cost(tree, *spec) << " cycles\n";
+  }
   return 0;
 }
 
@@ -65,6 +79,8 @@ int main(int argc, char **argv) {
   options.problem.addTo(app);
   app.add_flag("--footprint", options.footprint,
                "print the footprint of every tensor at every level");
+  app.add_flag("--model", options.model,
+               "print the data movement the tuner's model predicts");
   app.add_option("--vector-width", options.vectorWidth,
                  "f32 lanes of V (default: the host's, " +
                      std::to_string(host().vectorWidth) + ")")

@@ -75,7 +75,9 @@ double at(const std::vector<double> &curve, int n) {
 
 ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
                                   const ConvergenceOptions &options) {
-  const runtime::ConvProblem problem(layer.params);
+  Conv2DParams params = layer.params;
+  params.constantWeights = options.constantWeights;
+  const runtime::ConvProblem problem(params);
   const spec::Spec &spec = problem.spec();
   const search::SearchSpace space = search::spaceFor(spec);
   const search::DataMovementModel model =
@@ -207,7 +209,9 @@ nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
   }
   return {{"machine", toJson(machine)},
           {"options",
-           {{"candidates", options.candidates}, {"seed", options.seed}}},
+           {{"candidates", options.candidates},
+            {"seed", options.seed},
+            {"constantWeights", options.constantWeights}}},
           {"layers", std::move(layers)}};
 }
 

@@ -40,6 +40,8 @@ namespace ttile::bench {
 struct ConvergenceOptions {
   int candidates = 200;
   uint64_t seed = 1;
+  /// The space of Conv2DParams::constantWeights, as compare measures.
+  bool constantWeights = true;
   measure::MeasureOptions measure;
 };
 

@@ -9,7 +9,8 @@
 //                       [--json F] [--csv F]
 //   ttile-bench compare --smoke
 //   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
-//                           [--trials N] [--seed N] [--json F]
+//                           [--trials N] [--per-run-weights] [--seed N]
+//                           [--json F]
 //
 // warm-start: what an application pays, in a new process, to construct a
 // Conv2D whose kernel is in the cache and run it once, beyond the kernel's
@@ -253,10 +254,13 @@ int runConvergence(const Options &options) {
   bench::ConvergenceOptions convergence;
   convergence.candidates = options.candidates;
   convergence.seed = options.seed;
+  convergence.constantWeights = !options.perRunWeights;
   const bench::Machine machine = bench::thisMachine();
-  std::printf("%s\n%d random candidates per layer, seed %llu; %% of peak\n\n",
+  std::printf("%s\n%d random candidates per layer, seed %llu, weights %s; "
+              "%% of peak\n\n",
               bench::describe(machine).c_str(), options.candidates,
-              static_cast<unsigned long long>(options.seed));
+              static_cast<unsigned long long>(options.seed),
+              convergence.constantWeights ? "constant" : "per run");
   bench::printConvergenceHeader(stdout, options.trials);
   std::vector<bench::ConvergenceStudy> studies;
   int close = 0;
@@ -346,6 +350,9 @@ int main(int argc, char **argv) {
       ->add_option("--trials", options.trials,
                    "the n at which the table reads the curves")
       ->check(CLI::Range(1, 100000));
+  convergence->add_flag("--per-run-weights", options.perRunWeights,
+                        "the space of weights given to every run() rather "
+                        "than once (constantWeights)");
   convergence->add_option("--seed", options.seed, "of the random draws");
   convergence->add_option("--json", options.json,
                           "write every candidate and the curves as JSON");

@@ -97,6 +97,20 @@ void checkDisjoint(const float *output, int64_t outputElements,
     throw Error(std::string("output overlaps ") + otherName);
 }
 
+/// The checks of both run()s on the input, the bias and the output.
+void checkRunBuffers(const runtime::ConvProblem &problem, const float *input,
+                     const float *bias, const float *output) {
+  checkBuffer(input, "input");
+  checkBuffer(output, "output");
+  checkDisjoint(output, problem.outputElements(), input,
+                problem.inputElements(), "input");
+  if (bias) {
+    checkBuffer(bias, "bias");
+    checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
+                  "bias");
+  }
+}
+
 } // namespace
 
 struct Conv2D::Impl {
@@ -284,18 +298,10 @@ void Conv2D::run(const float *input, const float *weights, const float *bias,
   if (problem.params().constantWeights)
     throw Error("this convolution has constantWeights: give them to "
                 "setWeights() once, then call run(input, bias, output)");
-  checkBuffer(input, "input");
+  checkRunBuffers(problem, input, bias, output);
   checkBuffer(weights, "weights");
-  checkBuffer(output, "output");
-  checkDisjoint(output, problem.outputElements(), input,
-                problem.inputElements(), "input");
   checkDisjoint(output, problem.outputElements(), weights,
                 problem.weightElements(), "weights");
-  if (bias) {
-    checkBuffer(bias, "bias");
-    checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
-                  "bias");
-  }
   impl_->execute(*impl_->kernelForRun(), input, weights, bias, output);
 }
 
@@ -321,15 +327,7 @@ void Conv2D::run(const float *input, const float *bias, float *output) const {
   if (!problem.params().constantWeights)
     throw Error("run(input, bias, output) is for a convolution with "
                 "constantWeights; pass this one's weights to run()");
-  checkBuffer(input, "input");
-  checkBuffer(output, "output");
-  checkDisjoint(output, problem.outputElements(), input,
-                problem.inputElements(), "input");
-  if (bias) {
-    checkBuffer(bias, "bias");
-    checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
-                  "bias");
-  }
+  checkRunBuffers(problem, input, bias, output);
   std::shared_ptr<const jit::Kernel> kernel;
   std::shared_ptr<const measure::AlignedBuffer> weights;
   {

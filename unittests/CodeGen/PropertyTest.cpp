@@ -20,23 +20,34 @@ namespace {
 
 constexpr int kCases = 300;
 
-TEST(Property, RandomSchemesMatchTheReference) {
-  int compiled = 0;
+/// Calls check(spec, scheme) for kCases seeded random pairs, `prepare`
+/// applied to each problem, with the seed and the pair in every failure.
+template <class Prepare, class Check>
+void forEachRandomPair(const Prepare &prepare, const Check &check) {
   for (int seed = 0; seed < kCases; ++seed) {
     std::mt19937_64 random(seed);
-    spec::Spec spec = testing::randomProblem(random);
+    spec::Spec spec = prepare(testing::randomProblem(random));
     scheme::Scheme scheme =
         testing::randomScheme(spec, host().vectorWidth, random);
-    std::string text = scheme::printScheme(scheme);
-    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + text + " on " +
-                 spec.str());
-    try {
-      EXPECT_TRUE(testing::compilesAndMatches(spec, text, seed));
-      ++compiled;
-    } catch (const Error &error) {
-      ADD_FAILURE() << "rejected: " << error.what();
-    }
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " +
+                 scheme::printScheme(scheme) + " on " + spec.str());
+    check(spec, scheme, seed);
   }
+}
+
+TEST(Property, RandomSchemesMatchTheReference) {
+  int compiled = 0;
+  forEachRandomPair(
+      [](spec::Spec spec) { return spec; },
+      [&](const spec::Spec &spec, const scheme::Scheme &scheme, int seed) {
+        try {
+          EXPECT_TRUE(testing::compilesAndMatches(
+              spec, scheme::printScheme(scheme), seed));
+          ++compiled;
+        } catch (const Error &error) {
+          ADD_FAILURE() << "rejected: " << error.what();
+        }
+      });
   EXPECT_EQ(compiled, kCases);
 }
 
@@ -58,25 +69,21 @@ TEST(Property, RandomSchemesOnConstantInputsMatchTheReference) {
   // (CodeGen/Prepack.h). The only schemes rejected are those with a Pack
   // of a constant tensor below a Lambda over its dimensions.
   int compiled = 0, laidOut = 0;
-  for (int seed = 0; seed < kCases; ++seed) {
-    std::mt19937_64 random(seed);
-    spec::Spec spec = withConstantInputs(testing::randomProblem(random));
-    scheme::Scheme scheme =
-        testing::randomScheme(spec, host().vectorWidth, random);
-    std::string text = scheme::printScheme(scheme);
-    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + text + " on " +
-                 spec.str());
-    try {
-      jit::Kernel kernel = jit::compileKernel(spec, scheme);
-      laidOut += kernel.scratch().constants.empty() ? 0 : 1;
-      EXPECT_TRUE(testing::compilesAndMatches(spec, text, seed));
-      ++compiled;
-    } catch (const Error &error) {
-      EXPECT_NE(std::string(error.what()).find("is constant"),
-                std::string::npos)
-          << "rejected: " << error.what();
-    }
-  }
+  forEachRandomPair(
+      withConstantInputs,
+      [&](const spec::Spec &spec, const scheme::Scheme &scheme, int seed) {
+        try {
+          jit::Kernel kernel = jit::compileKernel(spec, scheme);
+          laidOut += kernel.scratch().constants.empty() ? 0 : 1;
+          EXPECT_TRUE(testing::compilesAndMatches(
+              spec, scheme::printScheme(scheme), seed));
+          ++compiled;
+        } catch (const Error &error) {
+          EXPECT_NE(std::string(error.what()).find("is constant"),
+                    std::string::npos)
+              << "rejected: " << error.what();
+        }
+      });
   EXPECT_GE(compiled, kCases * 3 / 4);
   EXPECT_GE(laidOut, 20);
 }

@@ -34,6 +34,20 @@ protected:
     return params;
   }
 
+  /// smallLayer() as ttile::Conv2DParams, for the reference.
+  static Conv2DParams smallLayerInCpp() {
+    ttile_conv2d_params params = smallLayer();
+    Conv2DParams cpp;
+    cpp.C = params.C;
+    cpp.H = params.H;
+    cpp.W = params.W;
+    cpp.K = params.K;
+    cpp.R = params.R;
+    cpp.S = params.S;
+    cpp.padTop = cpp.padLeft = cpp.padBottom = cpp.padRight = 1;
+    return cpp;
+  }
+
   /// Expects `status` to be `expected` with a message holding `text`.
   static void expectFailure(ttile_status status, ttile_status expected,
                             const std::string &text) {
@@ -74,14 +88,7 @@ TEST_F(CApiTest, CreateTuneRunDestroy) {
   EXPECT_EQ(ttile_conv2d_out_w(conv), 9);
   ASSERT_EQ(ttile_conv2d_tune(conv, 2, 0, 1), TTILE_OK) << ttile_last_error();
 
-  Conv2DParams cpp;
-  cpp.C = params.C;
-  cpp.H = params.H;
-  cpp.W = params.W;
-  cpp.K = params.K;
-  cpp.R = params.R;
-  cpp.S = params.S;
-  cpp.padTop = cpp.padLeft = cpp.padBottom = cpp.padRight = 1;
+  Conv2DParams cpp = smallLayerInCpp();
   cpp.activation = Activation::ReLU;
   for (bool withBias : {true, false}) {
     ConvCase reference(cpp, withBias);
@@ -108,14 +115,7 @@ TEST_F(CApiTest, ConstantWeights) {
       << ttile_last_error();
   ASSERT_EQ(ttile_conv2d_tune(conv, 2, 0, 1), TTILE_OK) << ttile_last_error();
 
-  Conv2DParams cpp;
-  cpp.C = params.C;
-  cpp.H = params.H;
-  cpp.W = params.W;
-  cpp.K = params.K;
-  cpp.R = params.R;
-  cpp.S = params.S;
-  cpp.padTop = cpp.padLeft = cpp.padBottom = cpp.padRight = 1;
+  Conv2DParams cpp = smallLayerInCpp();
   ConvCase reference(cpp);
   std::vector<float> output(reference.expected.size());
   expectFailure(ttile_conv2d_run(conv, reference.input.data(), nullptr,

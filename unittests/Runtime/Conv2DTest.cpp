@@ -26,6 +26,12 @@ using testing::quickTune;
 using testing::ScopedEnvironment;
 using testing::smallLayer;
 
+/// A problem of a table-driven test, and what it covers.
+struct NamedCase {
+  const char *name;
+  Conv2DParams params;
+};
+
 /// Every test gets a cache directory of its own.
 class Conv2DTest : public ::testing::Test {
 protected:
@@ -275,11 +281,7 @@ TEST_F(Conv2DTest, IssueExampleAtASmallSize) {
 /// Shapes that exercise padding, strides, dilation, batches and sizes that
 /// are no multiple of a vector, with and without tuning.
 TEST_F(Conv2DTest, MatchesTheReference) {
-  struct Case {
-    const char *name;
-    Conv2DParams params;
-  };
-  std::vector<Case> cases;
+  std::vector<NamedCase> cases;
   cases.push_back({"3x3 padding 1", smallLayer()});
   {
     Conv2DParams p;
@@ -324,7 +326,7 @@ TEST_F(Conv2DTest, MatchesTheReference) {
     p.activation = Activation::ReLU;
     cases.push_back({"padding at the end only", p});
   }
-  for (const Case &c : cases) {
+  for (const NamedCase &c : cases) {
     SCOPED_TRACE(c.name);
     Conv2D conv(c.params);
     ConvCase withBias(c.params), withoutBias(c.params, /*withBias=*/false);
@@ -360,11 +362,7 @@ std::vector<float> runOnConstantWeights(const Conv2D &conv,
 }
 
 TEST_F(Conv2DTest, ConstantWeightsMatchTheReference) {
-  struct Case {
-    const char *name;
-    Conv2DParams params;
-  };
-  std::vector<Case> cases;
+  std::vector<NamedCase> cases;
   cases.push_back({"3x3 padding 1", smallLayer()});
   {
     Conv2DParams p;
@@ -383,7 +381,7 @@ TEST_F(Conv2DTest, ConstantWeightsMatchTheReference) {
     p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
     cases.push_back({"depthwise with a multiplier", p});
   }
-  for (const Case &c : cases) {
+  for (const NamedCase &c : cases) {
     SCOPED_TRACE(c.name);
     Conv2DParams p = c.params;
     p.constantWeights = true;

@@ -3,6 +3,7 @@
 #include "Search/DataMovementModel.h"
 
 #include "Scheme/Footprint.h"
+#include "Scheme/Normalize.h"
 
 #include <algorithm>
 
@@ -44,7 +45,35 @@ double volume(const scheme::TileNode &node, const spec::Spec &spec,
   return total * static_cast<double>(executions);
 }
 
+/// Bytes of the output in `node`'s tile, loaded and stored once per
+/// execution of each accumulation region below it, times `executions`.
+double accumulatorVolume(const scheme::TileNode &node, const spec::Spec &spec,
+                         double executions) {
+  using Kind = scheme::TileNode::Kind;
+  bool registerTile =
+      node.kind == Kind::Body ||
+      (node.kind == Kind::Loop &&
+       (node.loopKind == scheme::LoopKind::Unrolled ||
+        node.loopKind == scheme::LoopKind::Vector));
+  if (node.kind == Kind::Hoist || registerTile)
+    return 2 * executions *
+           static_cast<double>(scheme::tensorFootprint(spec, 0, node.extent) *
+                               spec::elementSize(spec.output().type));
+  if (node.kind == Kind::Loop)
+    for (const auto &loop : node.loops)
+      executions *= static_cast<double>(loop.second);
+  double total = 0;
+  for (const scheme::TileNode &child : node.children)
+    total += accumulatorVolume(child, spec, executions);
+  return total;
+}
+
 } // namespace
+
+double DataMovementModel::accumulatorBytes(const scheme::TileTree &tree,
+                                           const spec::Spec &spec) {
+  return accumulatorVolume(tree.root, spec, 1);
+}
 
 DataMovementModel DataMovementModel::forHost(const HostInfo &host) {
   const double fill[] = {64, 32, 16};
@@ -69,7 +98,14 @@ double DataMovementModel::cost(const scheme::TileTree &tree,
   double cycles = 0;
   for (size_t i = 0; i < levels_.size(); ++i)
     cycles += bytes[i] / levels_[i].fillBytesPerCycle;
-  return cycles;
+  return cycles + accumulatorBytes(tree, spec) / kAccumulatorBytesPerCycle;
+}
+
+double DataMovementModel::cost(const scheme::Scheme &scheme,
+                               const spec::Spec &spec, int vectorWidth) const {
+  return cost(scheme::buildTileTree(scheme::withInferredHoist(scheme, spec),
+                                    spec, vectorWidth),
+              spec);
 }
 
 } // namespace ttile::search

@@ -8,6 +8,18 @@
 // divided by the bandwidth that fills it (the ECM model's argument): an
 // estimate, in cycles, of the time spent moving data. Lower is better.
 //
+// One more term is not a cache level: the output accumulators, loaded
+// before every execution of the accumulation region (the Hoist) and stored
+// after it, where no FMA hides them. A scheme that splits the reduction
+// above its other loops reloads them once per split: on Yolo9000-23,
+// T(2,c) ... Hoist(c) T(64,c) runs at 85% of peak and the same scheme with
+// all 1024 channels below the Hoist at 93%, which the cache levels alone
+// rank the other way round. Replayed on the two convergence studies of
+// docs/benchmarks/oneDNN.md (4600 measured candidates each), the term
+// improves the model-ranked best of 20 on 9 layers of one and 10 of the
+// other, and worsens none, at kAccumulatorBytesPerCycle = 16 (at 64, on 2
+// and 5 layers).
+//
 // It is cheap (a walk of the tile tree), so the tuner can rank hundreds of
 // candidates with it and measure only the best-ranked ones.
 //
@@ -38,11 +50,24 @@ public:
   explicit DataMovementModel(std::vector<CacheModelLevel> levels)
       : levels_(std::move(levels)) {}
 
+  /// The price of the accumulators' loads and stores, which the
+  /// accumulation region waits for: calibrated on the studies above.
+  static constexpr double kAccumulatorBytesPerCycle = 16;
+
   /// Bytes moved into each level.
   std::vector<double> movement(const scheme::TileTree &tree,
                                const spec::Spec &spec) const;
-  /// The metric: sum of movement / fill bandwidth, in cycles.
+  /// Bytes of accumulators loaded and stored: the output tile of every
+  /// Hoist (or of every register tile outside one), twice per execution.
+  static double accumulatorBytes(const scheme::TileTree &tree,
+                                 const spec::Spec &spec);
+  /// The metric: sum of movement / fill bandwidth, plus the accumulators'
+  /// bytes over kAccumulatorBytesPerCycle, in cycles.
   double cost(const scheme::TileTree &tree, const spec::Spec &spec) const;
+  /// cost() of `scheme` as it will be compiled, with its inferred Hoist
+  /// (Scheme/Normalize.h).
+  double cost(const scheme::Scheme &scheme, const spec::Spec &spec,
+              int vectorWidth) const;
 
 private:
   std::vector<CacheModelLevel> levels_;

@@ -126,10 +126,7 @@ std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
     std::vector<std::pair<double, size_t>> ranked;
     for (size_t i = 0; i < candidates.size(); ++i)
       ranked.emplace_back(
-          model.cost(scheme::buildTileTree(candidates[i], space.spec(),
-                                           host().vectorWidth),
-                     space.spec()),
-          i);
+          model.cost(candidates[i], space.spec(), host().vectorWidth), i);
     std::sort(ranked.begin(), ranked.end()); // Ties keep the draw order.
     std::vector<scheme::Scheme> best;
     for (size_t i = 0; i < ranked.size() && static_cast<int>(best.size()) < trials;

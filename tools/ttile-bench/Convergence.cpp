@@ -95,8 +95,7 @@ ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
       ++study.rejected;
       continue;
     }
-    candidate->modelCost = model.cost(
-        scheme::buildTileTree(scheme, spec, host().vectorWidth), spec);
+    candidate->modelCost = model.cost(scheme, spec, host().vectorWidth);
     study.candidates.push_back(std::move(*candidate));
   }
   if (study.candidates.empty())

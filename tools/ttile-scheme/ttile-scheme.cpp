@@ -15,6 +15,7 @@
 #include "ProblemOptions.h"
 #include "ToolMain.h"
 #include "Scheme/Footprint.h"
+#include "Scheme/Normalize.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
 #include "Search/DataMovementModel.h"
@@ -59,11 +60,18 @@ int run(const Options &options) {
         scheme::footprintTable(tree, *spec), *spec);
   if (options.model) {
     search::DataMovementModel model = search::DataMovementModel::forHost(host());
-    std::vector<double> bytes = model.movement(tree, *spec);
+    // As the tuner ranks it: compiled, with its inferred Hoist.
+    scheme::TileTree compiled = scheme::buildTileTree(
+        scheme::withInferredHoist(scheme, *spec), *spec, options.vectorWidth);
+    std::vector<double> bytes = model.movement(compiled, *spec);
     for (size_t level = 0; level < bytes.size(); ++level)
       std::cout << "into L" << level + 1 << ": " << bytes[level] * 1e-6
                 << " MB\n";
-    std::cout << "cost: " << model.cost(tree, *spec) << " cycles\n";
+    std::cout << "accumulators: "
+              << search::DataMovementModel::accumulatorBytes(compiled, *spec) *
+                     1e-6
+              << " MB\n";
+    std::cout << "cost: " << model.cost(compiled, *spec) << " cycles\n";
   }
   return 0;
 }

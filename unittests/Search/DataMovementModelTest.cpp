@@ -34,7 +34,9 @@ TEST(DataMovementModel, ThesisExampleIntoA4MiBCache) {
   std::vector<double> bytes = model.movement(tree, spec);
   ASSERT_EQ(bytes.size(), 1u);
   EXPECT_DOUBLE_EQ(bytes[0], 96.0 * (614400 + 589824 + 196608) * 4);
-  EXPECT_DOUBLE_EQ(model.cost(tree, spec), bytes[0]);
+  EXPECT_DOUBLE_EQ(model.cost(tree, spec),
+                   bytes[0] + DataMovementModel::accumulatorBytes(tree, spec) /
+                                  DataMovementModel::kAccumulatorBytesPerCycle);
 }
 
 TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
@@ -43,7 +45,39 @@ TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
       scheme::validateScheme(scheme::parseScheme("T(16,i) T(16,k) V(j)"), spec, 16);
   DataMovementModel model(std::vector<CacheModelLevel>{{1 << 20, 2.0}});
   EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 3 * 256 * 4);
-  EXPECT_DOUBLE_EQ(model.cost(tree, spec), 3 * 256 * 4 / 2.0);
+  // No Hoist: each of the 16 x 16 register tiles (one row of C) loads and
+  // stores its accumulators.
+  EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorBytes(tree, spec),
+                   2.0 * 256 * 16 * 4);
+  EXPECT_DOUBLE_EQ(model.cost(tree, spec),
+                   3 * 256 * 4 / 2.0 + 2.0 * 256 * 16 * 4 /
+                                           DataMovementModel::kAccumulatorBytesPerCycle);
+}
+
+TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {
+  // Yolo9000-23's finding (DataMovementModel.h): with the reduction split
+  // above the output's tiles, the accumulators are loaded and stored once
+  // per part; the Hoist's output tile is 6 x 64 floats either way.
+  spec::Spec spec = spec::matmul(288, 1024, 1024);
+  auto accumulators = [&](const char *text) {
+    return DataMovementModel::accumulatorBytes(
+        scheme::validateScheme(scheme::parseScheme(text), spec, 16), spec);
+  };
+  double whole = accumulators("T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
+  double split = accumulators("T(16,k) T(16,j) T(48,i) Hoist(k) T(64,k) U(6,i) U(4,j) V(j)");
+  EXPECT_DOUBLE_EQ(whole, 2.0 * 288 * 1024 * 4);
+  EXPECT_DOUBLE_EQ(split, 16 * whole);
+}
+
+TEST(DataMovementModel, RanksSchemesWithTheirInferredHoist) {
+  spec::Spec spec = spec::matmul(288, 1024, 1024);
+  DataMovementModel model(std::vector<CacheModelLevel>{{1 << 20, 32.0}});
+  scheme::Scheme scheme =
+      scheme::parseScheme("T(16,j) T(48,i) T(1024,k) U(6,i) U(4,j) V(j)");
+  scheme::Scheme hoisted = scheme::parseScheme(
+      "T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
+  EXPECT_DOUBLE_EQ(model.cost(scheme, spec, 16),
+                   model.cost(scheme::validateScheme(hoisted, spec, 16), spec));
 }
 
 TEST(DataMovementModel, SmallerTilesAtTheTopMoveMore) {

@@ -52,10 +52,10 @@ struct TuneOptions {
   double maxSeconds = 0; ///< Stop early after this long; 0 for no limit.
   uint64_t seed = 1;
   /// Model-ranked by default: in the convergence study of 200 candidates
-  /// per paper layer (docs/benchmarks/oneDNN.md) its 20 measurements come
-  /// within 5% of the best of 200 on 20 of 23 layers, random search's on 17;
-  /// it finds 20% more on the hard layers (C = 3, prime 17) and loses a few
-  /// percent on a few regular ones.
+  /// per paper layer (docs/benchmarks/oneDNN.md, 0.4.0) its 20
+  /// measurements come within 5% of the best of 200 on 21 of 23 layers,
+  /// random search's on 20; it finds 10-20% more on the C = 3 layers and
+  /// loses a few percent on a few regular ones.
   Strategy strategy = Strategy::ModelRanked;
   measure::MeasureOptions measure;
   std::function<void(const TuneProgress &)> progress;

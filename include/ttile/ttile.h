@@ -253,9 +253,10 @@ public:
   /// of params().layout) laid out for the kernel in use, which it picks as
   /// run() would if there is none yet. Call tune() first: tune() after
   /// setWeights() throws, since the weights were laid out for the kernel
-  /// that tune() would replace. May be called again with new values; not
-  /// concurrently with run(). Throws ttile::Error without constantWeights,
-  /// or for a null or misaligned buffer.
+  /// that tune() would replace. May be called again with new values, even
+  /// while other threads run(): a run uses the values it started with.
+  /// Throws ttile::Error without constantWeights, or for a null or
+  /// misaligned buffer.
   void setWeights(const float *weights);
 
   /// run() for params().constantWeights, on the weights of setWeights().

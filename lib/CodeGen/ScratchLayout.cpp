@@ -62,13 +62,14 @@ void planNode(const scheme::TileNode &node, const spec::Spec &spec,
     if (tensor.constant && !packedAbove.contains(node.tensor)) {
       ConstantLayout constant = constantLayout(node, tensor, std::move(buffer));
       // The Pack appears once per part of a Lambda above it, always with
-      // the same tile (Validate.h forbids a Lambda over its dimensions).
+      // the same tile: Validate.h forbids a Lambda over its dimensions.
       auto [known, inserted] = layout.constants.emplace(node.tensor, constant);
       if (!inserted && (known->second.tile.extents != constant.tile.extents ||
                         known->second.tile.strides != constant.tile.strides))
         throw Error("the constant tensor " + tensor.name +
-                        " is packed in tiles of two shapes",
-                    ErrorCode::InvalidScheme);
+                        " is packed in tiles of two shapes, which validation "
+                        "should have refused",
+                    ErrorCode::Internal);
       layout.buffers.emplace(&node, constant.tile);
     } else {
       int64_t bytes = alignUp(stride * spec::elementSize(tensor.type));

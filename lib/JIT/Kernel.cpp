@@ -91,8 +91,8 @@ void Kernel::layOutConstant(int tensor, const float *values,
                     sizeof(float));
     return;
   }
-  // Tiles overrunning the tensor's ends are padded with zeros, which only
-  // vector copies write.
+  // The copy leaves the padding that aligns each tile unwritten: zeros
+  // there make the layout the same from one call to the next.
   std::memset(laidOut, 0,
               static_cast<size_t>(constantElements(tensor)) * sizeof(float));
   void *arguments[] = {const_cast<float *>(values), laidOut};

@@ -133,10 +133,10 @@ struct Conv2D::Impl {
   void use(std::shared_ptr<const jit::Kernel> newKernel,
            const TuneInfo &newInfo);
 
-  /// Runs `kernel` on the caller's buffers, `weights` as the kernel reads
-  /// them (laid out, for constant weights), converting the others.
-  void execute(const jit::Kernel &kernel, const float *input,
-               const float *weights, const float *bias, float *output);
+  /// Runs `kernelToRun` on the caller's buffers, converting the others;
+  /// `kernelWeights` are already as the kernel reads them.
+  void execute(const jit::Kernel &kernelToRun, const float *input,
+               const float *kernelWeights, const float *bias, float *output);
 
   /// K zeros, the bias of a run() without one (the kernels always add a
   /// bias), allocated by the first such run rather than by the constructor,
@@ -203,19 +203,17 @@ void Conv2D::Impl::use(std::shared_ptr<const jit::Kernel> newKernel,
   info = newInfo;
 }
 
-void Conv2D::Impl::execute(const jit::Kernel &kernel, const float *input,
-                           const float *weights, const float *bias,
+void Conv2D::Impl::execute(const jit::Kernel &kernelToRun, const float *input,
+                           const float *kernelWeights, const float *bias,
                            float *output) {
   // An NCHW problem runs on the NHWC kernel, between two conversions.
-  runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
-      input, problem.params().constantWeights ? nullptr : weights,
-      bias ? bias : zeroBias(), output);
+  runtime::LayoutConversion::KernelBuffers buffers =
+      layoutConversion.toKernel(input, bias ? bias : zeroBias(), output);
   // Kernels take every buffer as float *, and write the output only.
-  float *const tensors[] = {
-      buffers.output, const_cast<float *>(buffers.input),
-      const_cast<float *>(buffers.weights ? buffers.weights : weights),
-      const_cast<float *>(buffers.bias)};
-  kernel.run(tensors);
+  float *const tensors[] = {buffers.output, const_cast<float *>(buffers.input),
+                            const_cast<float *>(kernelWeights),
+                            const_cast<float *>(buffers.bias)};
+  kernelToRun.run(tensors);
   layoutConversion.fromKernel(buffers, output);
 }
 
@@ -302,7 +300,8 @@ void Conv2D::run(const float *input, const float *weights, const float *bias,
   checkBuffer(weights, "weights");
   checkDisjoint(output, problem.outputElements(), weights,
                 problem.weightElements(), "weights");
-  impl_->execute(*impl_->kernelForRun(), input, weights, bias, output);
+  impl_->execute(*impl_->kernelForRun(), input,
+                 impl_->layoutConversion.kernelWeights(weights), bias, output);
 }
 
 void Conv2D::setWeights(const float *weights) {

@@ -101,10 +101,9 @@ LayoutConversion::LayoutConversion(const ConvProblem &problem) {
 }
 
 LayoutConversion::KernelBuffers
-LayoutConversion::toKernel(const float *input, const float *weights,
-                           const float *bias, float *output) const {
-  KernelBuffers kernel{input, weights ? kernelWeights(weights) : nullptr, bias,
-                       output};
+LayoutConversion::toKernel(const float *input, const float *bias,
+                           float *output) const {
+  KernelBuffers kernel{input, bias, output};
   if (nchw_) {
     float *nhwcInput =
         threadBuffer(Slot::Input, images_ * inputPixels_ * channels_);

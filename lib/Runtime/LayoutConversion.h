@@ -45,19 +45,19 @@ public:
   /// Whether the kernel computes on other buffers than the caller's.
   bool converts() const { return nchw_ || multiplier_ > 1; }
 
+  /// The activations and the bias; the weights go through kernelWeights(),
+  /// at every run or once for constant weights.
   struct KernelBuffers {
     const float *input;
-    const float *weights;
     const float *bias;
     float *output;
   };
 
   /// The caller's own buffers when nothing converts; else converted ones
   /// and an output, all buffers of the calling thread, valid until its next
-  /// call. `bias` holds K values (zeros for none). Null `weights` (constant
-  /// ones, laid out ahead) stay null.
-  KernelBuffers toKernel(const float *input, const float *weights,
-                         const float *bias, float *output) const;
+  /// call. `bias` holds K values (zeros for none).
+  KernelBuffers toKernel(const float *input, const float *bias,
+                         float *output) const;
 
   /// The weights as the kernel's spec stores them: the caller's own, or
   /// converted into a buffer of the calling thread, valid until its next

@@ -66,8 +66,7 @@ double secondsSince(Clock::time_point start) {
 /// A measured candidate, and whether one call lasts the protocol's
 /// minimum time (then it is timed over a few single calls).
 struct Finalist {
-  jit::Kernel kernel;
-  measure::KernelArguments arguments;
+  CheckedKernel checked;
   measure::Measurement timing;
   bool longKernel = false;
 };
@@ -81,7 +80,7 @@ measure::Measurement timeCandidate(const Finalist &candidate,
     protocol.maxRemeasures = 0;
   }
   return measure::measure(
-      [&] { candidate.kernel.run(candidate.arguments.pointers()); }, protocol);
+      [&] { candidate.checked.kernel.run(candidate.checked.arguments.pointers()); }, protocol);
 }
 
 /// Inserts `candidate` into `finalists` (fastest first), keeping at most
@@ -195,30 +194,29 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       continue;
     }
     ++measured;
-    Finalist finalist{std::move(checked->kernel), std::move(checked->arguments),
-                      {},
-                      checked->firstRunSeconds > options.measure.minSeconds};
+    bool longKernel = checked->firstRunSeconds > options.measure.minSeconds;
+    Finalist finalist{std::move(*checked), {}, longKernel};
     double hopeless = finalist.longKernel ? kHopelessSlowdownLongKernel
                                           : kHopelessSlowdown;
+    double firstRunSeconds = finalist.checked.firstRunSeconds;
     if (!finalists.empty() &&
-        checked->firstRunSeconds >
-            hopeless * finalists.front().timing.medianSeconds) {
+        firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
       log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
-                  checked->firstRunSeconds * 1e3,
-                  scheme::printScheme(finalist.kernel.scheme()));
+                  firstRunSeconds * 1e3,
+                  scheme::printScheme(finalist.checked.kernel.scheme()));
     } else {
       finalist.timing =
           timeCandidate(finalist, options.measure, kLongKernelRepetitions);
       log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
                   flops / finalist.timing.medianSeconds * 1e-9,
-                  scheme::printScheme(finalist.kernel.scheme()));
+                  scheme::printScheme(finalist.checked.kernel.scheme()));
       keepFastest(finalists, std::move(finalist));
     }
     if (options.progress && !finalists.empty()) {
       double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
       options.progress({measured, static_cast<int>(candidates.size()),
                         secondsSince(start), gflops, 100 * gflops * 1e9 / peak,
-                        scheme::printScheme(finalists.front().kernel.scheme())});
+                        scheme::printScheme(finalists.front().checked.kernel.scheme())});
     }
   }
   if (finalists.empty())
@@ -244,7 +242,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
         return a.timing.medianSeconds < b.timing.medianSeconds;
       });
   double gflops = flops / winner.timing.medianSeconds * 1e-9;
-  TuneResult best{std::move(winner.kernel), winner.timing, gflops,
+  TuneResult best{std::move(winner.checked.kernel), winner.timing, gflops,
                   100 * gflops * 1e9 / peak, measured, rejected,
                   secondsSince(start)};
   log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "

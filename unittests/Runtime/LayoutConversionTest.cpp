@@ -66,9 +66,9 @@ TEST(LayoutConversionTest, NhwcProblemsUseTheCallersBuffers) {
   EXPECT_FALSE(nhwc.converts());
   float input = 0, weights = 0, bias = 0, output = 0;
   LayoutConversion::KernelBuffers buffers =
-      nhwc.toKernel(&input, &weights, &bias, &output);
+      nhwc.toKernel(&input, &bias, &output);
   EXPECT_EQ(buffers.input, &input);
-  EXPECT_EQ(buffers.weights, &weights);
+  EXPECT_EQ(nhwc.kernelWeights(&weights), &weights);
   EXPECT_EQ(buffers.bias, &bias);
   EXPECT_EQ(buffers.output, &output);
 

@@ -2,10 +2,11 @@
 //
 // The class tables a host uses until the offline stage has measured its
 // own, so that the first tuning on a fresh install does not wait minutes
-// for it. One per register file: the AVX-512 one is the result of the full
-// stage on a real machine, the AVX2 one is hand-picked from the register
-// tiles of BLIS and oneDNN (docs/Microkernels.md). The matmul tables are
-// derived from the conv2d ones through the mapping i = h, j = k, k = c.
+// for it. They are data, BuiltInTables/*.json: the offline stage's tables
+// from real machines (AMD Zen 5, an Intel Xeon), each naming the CPUs it is
+// chosen for, and for AVX2 one hand-picked from the register tiles of BLIS
+// and oneDNN (docs/Microkernels.md). The matmul tables are derived from the
+// conv2d ones through the mapping i = h, j = k, k = c.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_DEFAULTMICROKERNELS_H
@@ -19,7 +20,8 @@ struct HostInfo;
 
 namespace ttile::search {
 
-/// The built-in table for the host's register file: classes only, no
+/// The built-in table for the host: among those of its register file, the
+/// one whose hosts name its CPU, else the first listed. Classes only, no
 /// measurements, origin BuiltIn, no key.
 MicrokernelTable builtInMicrokernelTable(const MicrokernelFamily &family,
                                          const HostInfo &host);

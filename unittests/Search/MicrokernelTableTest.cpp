@@ -223,9 +223,12 @@ TEST(MicrokernelTableTest, StoredTableIsPreferredFullOverQuick) {
 //===--- Built-in tables --------------------------------------------------===//
 
 TEST(MicrokernelTableTest, BuiltInTablesHoldValidClasses) {
-  for (const HostInfo &info : {HostInfo::avx512(), HostInfo::avx2()}) {
+  HostInfo zen = HostInfo::avx512();
+  zen.cpuName = "znver5";
+  for (const HostInfo &info : {HostInfo::avx512(), zen, HostInfo::avx2()}) {
     const UnrollBounds &bounds = UnrollBounds::forHost(info);
-    for (const MicrokernelFamily *family : {&conv, &matmul}) {
+    for (const MicrokernelFamily *family :
+         {&conv, &matmul, &MicrokernelFamily::depthwise()}) {
       MicrokernelTable table = builtInMicrokernelTable(*family, info);
       EXPECT_EQ(table.origin, TableOrigin::BuiltIn);
       EXPECT_EQ(table.bounds, bounds.name);
@@ -244,6 +247,23 @@ TEST(MicrokernelTableTest, BuiltInTablesHoldValidClasses) {
           << whyNot;
     }
   }
+}
+
+TEST(MicrokernelTableTest, BuiltInTableIsTheHostCpusElseTheFirstListed) {
+  HostInfo info = HostInfo::avx512();
+  const MicrokernelFamily &depthwise = MicrokernelFamily::depthwise();
+  for (auto [cpu, measuredOn] :
+       {std::pair{"znver5", "znver5"}, {"znver4", "znver5"},
+        {"sapphirerapids", "rocketlake"}, {"rocketlake", "rocketlake"},
+        {"some-future-cpu", "znver5"}}) {
+    info.cpuName = cpu;
+    for (const MicrokernelFamily *family : {&conv, &matmul, &depthwise})
+      EXPECT_EQ(builtInMicrokernelTable(*family, info).cpuName, measuredOn)
+          << cpu << " " << family->name;
+  }
+  info = HostInfo::avx2();
+  info.cpuName = "znver5"; // Named by a table of another register file.
+  EXPECT_EQ(builtInMicrokernelTable(conv, info).bounds, "vregs16");
 }
 
 TEST(MicrokernelTableTest, MatmulBuiltInsMirrorConvClasses) {

@@ -19,8 +19,9 @@
 //     tile fits the budget and a loop below reuses it: a contiguous,
 //     aligned copy instead of rows a whole K apart, which for large K
 //     conflict in the caches and defeat the prefetchers. Constant weights
-//     (Spec.h) are packed in every candidate, above any Lambda over their
-//     dimensions: laid out ahead, their Pack costs nothing at run time.
+//     (Spec.h) are packed in every candidate, whatever their size, above
+//     any Lambda over their dimensions: laid out ahead, their Pack costs
+//     nothing at run time.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
 // then complete it at random. When nothing divides (a prime size below the

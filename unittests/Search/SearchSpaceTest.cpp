@@ -225,6 +225,23 @@ TEST(SearchSpace, NoPackOfWeightsThatFitTheBudgetWhole) {
     EXPECT_FALSE(packIndex(space.sample(random)));
 }
 
+TEST(SearchSpace, PacksConstantWeightsThatFitTheBudgetWhole) {
+  // The same weights, constant: laid out ahead for free, their rows lie
+  // contiguous instead of a whole K apart.
+  spec::Spec spec = testing::paperLayers()[12].spec();
+  spec.tensors[2].constant = true;
+  SearchSpace space = convSpace(spec);
+  std::mt19937_64 random(9);
+  int packed = 0;
+  for (int i = 0; i < 100; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth))
+        << scheme::printScheme(scheme);
+    packed += packIndex(scheme) ? 1 : 0;
+  }
+  EXPECT_GT(packed, 50);
+}
+
 TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
   // H = W = 3 is below every class's h sizes, and K = 13 below a vector.
   spec::ConvShape shape;

@@ -37,7 +37,7 @@ const std::vector<BuiltInTable> &builtInTables() {
       nlohmann::json document = nlohmann::json::parse(text);
       const MicrokernelFamily *family = MicrokernelFamily::find(
           document.at("family").get<std::string>());
-      std::string whyNot;
+      std::string whyNot = "no family of that name";
       std::optional<MicrokernelTable> table =
           family ? tableFromJson(text, *family, &whyNot) : std::nullopt;
       if (!table)

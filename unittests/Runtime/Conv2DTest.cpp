@@ -381,6 +381,14 @@ TEST_F(Conv2DTest, ConstantWeightsMatchTheReference) {
     p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
     cases.push_back({"depthwise with a multiplier", p});
   }
+  {
+    // Weights far below the pack budget: constant, they are packed anyway.
+    Conv2DParams p;
+    p.N = 1; p.C = 32; p.H = 9; p.W = 9; p.K = 32; p.R = 3; p.S = 3;
+    p.groups = 32;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+    cases.push_back({"depthwise", p});
+  }
   for (const NamedCase &c : cases) {
     SCOPED_TRACE(c.name);
     Conv2DParams p = c.params;

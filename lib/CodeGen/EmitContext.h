@@ -43,6 +43,14 @@ struct TensorView {
   bool zeroPadded = false;
 };
 
+/// The prefetch of a laid-out constant tensor's next tile (Prefetch.h).
+struct PrefetchStream {
+  llvm::Value *executed = nullptr; ///< i64 in memory: executions so far.
+  llvm::Value *nextTile = nullptr;
+  int64_t tileBytes = 0;
+  int64_t executions = 0; ///< Register-tile executions per tile.
+};
+
 struct LoopEnv {
   std::vector<llvm::Value *> index; ///< Per dimension: i64 base of the tile.
   /// i1: every reduction loop outside the accumulation region is at its
@@ -66,6 +74,8 @@ struct LoopEnv {
   /// every tensor, whose accesses neither mask nor clamp (PartialTiles.h).
   bool partialVersioned = false;
   bool insideTensors = false;
+  /// Set below the Pack of a streamed constant tensor (Prefetch.h).
+  std::optional<PrefetchStream> prefetch;
 };
 
 /// Whether some loop (not an unrolled or vector atom) in `node`'s subtree

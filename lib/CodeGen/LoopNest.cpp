@@ -5,6 +5,7 @@
 #include "CodeGen/Pack.h"
 #include "CodeGen/ParallelLoop.h"
 #include "CodeGen/PartialTiles.h"
+#include "CodeGen/Prefetch.h"
 #include "CodeGen/Prepack.h"
 #include "CodeGen/RegisterTile.h"
 #include "CodeGen/ZeroPadding.h"
@@ -52,6 +53,8 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
       (node.kind == Kind::Loop && (node.loopKind == LoopKind::Unrolled ||
                                    node.loopKind == LoopKind::Vector));
   if (registerTile) {
+    if (env.prefetch)
+      emitPrefetchStep(cx_, *env.prefetch);
     if (env.insideHoist)
       return emitRegisterTile(cx_, env, RegisterTile::analyze(node, cx_.spec),
                               std::move(carried));
@@ -76,10 +79,14 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
     return carried;
   case Kind::Pack: {
     const PackBuffer &buffer = scratch_.buffers.at(&node);
-    LoopEnv inner =
-        buffer.laidOutAhead
-            ? emitLaidOutTile(cx_, node, scratch_.constants.at(node.tensor), env)
-            : emitPack(cx_, node, buffer, env);
+    if (!buffer.laidOutAhead)
+      return emit(node.child(), emitPack(cx_, node, buffer, env),
+                  std::move(carried));
+    const ConstantLayout &layout = scratch_.constants.at(node.tensor);
+    LoopEnv inner = emitLaidOutTile(cx_, node, layout, env);
+    if (std::optional<PrefetchStream> stream = startPrefetchStream(
+            cx_, node, layout, inner.views[node.tensor].base))
+      inner.prefetch = stream;
     return emit(node.child(), inner, std::move(carried));
   }
   case Kind::Body:

@@ -53,6 +53,8 @@ public:
       return raw;
     };
     LoopEnv env = shape;
+    // Workers share no prefetch counter (Prefetch.h).
+    env.prefetch.reset();
     for (llvm::Value *&index : env.index)
       index = load(index);
     env.first = load(env.first);

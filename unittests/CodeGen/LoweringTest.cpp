@@ -7,14 +7,19 @@
 
 #include "KernelTestUtil.h"
 
+#include "CodeGen/Prefetch.h"
+
 #include "Spec/SpecBuilders.h"
 #include "Support/Host.h"
 #include "ttile/Error.h"
+
+#include <cstdint>
 
 namespace ttile {
 namespace {
 
 using spec::ConvShape;
+using codegen::streamedConstantBytes;
 using testing::compilesAndMatches;
 
 int lanes() { return host().vectorWidth; }
@@ -238,6 +243,52 @@ TEST(Lowering, ConstantTensorsTileOfOneSize) {
             "atom 2 'Pack(W)': pack: W is constant, laid out ahead in tiles "
             "of one size, and atom 1 'Lambda(k,[(1,1),(1,4)])' above varies "
             "the tile; place the Pack above it");
+}
+
+TEST(Lowering, StreamedConstantWeightsPrefetchTheirNextTile) {
+  // Pointwise weights just over the L2 (CodeGen/Prefetch.h), K not a
+  // multiple of the vector: the last tile is partial.
+  if (streamedConstantBytes() == INT64_MAX)
+    GTEST_SKIP() << "this host has no L2";
+  const int64_t C = 256;
+  const int64_t K = streamedConstantBytes() / (C * 4) + 3;
+  ConvShape shape;
+  shape.K = K;
+  shape.C = C;
+  shape.H = 5;
+  shape.constantWeights = true;
+  spec::Spec spec = spec::conv2d(shape);
+  std::string kTiles = std::to_string((K + 2 * lanes() - 1) / (2 * lanes()));
+  jit::CompileOptions keepIR;
+  keepIR.keepIR = true;
+  // Each scheme, and whether its register tiles prefetch.
+  const std::pair<std::string, bool> schemes[] = {
+      {"T(" + kTiles + ",k) Pack(W) Lambda(h,[(1,2),(1,3)]) Hoist(c) "
+       "T(256,c) U(lambda,h) U(2,k) V(k)",
+       true},
+      // Tiles along c too, each worker streaming its own.
+      {"Tpar(" + kTiles + ",k) T(2,c) Pack(W) T(5,h) Hoist(c) T(128,c) "
+       "U(2,k) V(k)",
+       true},
+      // The stream stops at a parallel loop below the Pack.
+      {"T(" + kTiles + ",k) T(2,c) Pack(W) Tpar(5,h) Hoist(c) T(128,c) "
+       "U(2,k) V(k)",
+       false}};
+  for (const auto &[scheme, prefetches] : schemes) {
+    EXPECT_TRUE(compilesAndMatches(spec, scheme));
+    jit::Kernel kernel =
+        jit::compileKernel(spec, scheme::parseScheme(scheme), keepIR);
+    EXPECT_EQ(kernel.ir().find("@llvm.prefetch") != std::string::npos,
+              prefetches)
+        << scheme;
+  }
+  // Weights that fit the L2 stay there from run to run.
+  jit::Kernel small = jit::compileKernel(
+      constantWeightsConv(lanes()),
+      scheme::parseScheme("T(3,c) Pack(W) T(9,h) T(3,w) Hoist(c,r,s) T(3,r) "
+                          "T(3,s) T(8,c) U(3,w) V(k)"),
+      keepIR);
+  EXPECT_EQ(small.ir().find("@llvm.prefetch"), std::string::npos);
 }
 
 TEST(Lowering, WholeTilesRunWithoutMasks) {

@@ -17,6 +17,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
+#include <compare>
 #include <optional>
 #include <vector>
 
@@ -51,6 +52,26 @@ struct PrefetchStream {
   int64_t executions = 0; ///< Register-tile executions per tile.
 };
 
+/// How far a tile reaches past the ends of one zero-padded axis: its
+/// first `under` and last `over` of its `span + 1` positions along the axis
+/// are padding (ZeroPadding.h).
+struct AxisBorder {
+  bool padded = false;
+  int64_t under = 0, over = 0, span = 0;
+  auto operator<=>(const AxisBorder &) const = default;
+};
+
+/// Below a padding version point, in the copy for one way a tile can
+/// reach past the borders: what is padding is known when the kernel is
+/// generated, so reads of it are zeros and their FMAs are left out.
+struct BorderPattern {
+  /// Per tensor, per axis.
+  std::vector<std::vector<AxisBorder>> axes;
+  /// Per dimension: added to its index below the version point (a Lambda's
+  /// parts), so that a point's position in the tile is known.
+  std::vector<int64_t> delta;
+};
+
 struct LoopEnv {
   std::vector<llvm::Value *> index; ///< Per dimension: i64 base of the tile.
   /// i1: every reduction loop outside the accumulation region is at its
@@ -76,6 +97,12 @@ struct LoopEnv {
   bool insideTensors = false;
   /// Set below the Pack of a streamed constant tensor (Prefetch.h).
   std::optional<PrefetchStream> prefetch;
+  /// Per dimension of a zero-padded axis: every value its index takes at
+  /// this level, over all iterations of the loops above; empty for other
+  /// dimensions (ZeroPadding.h).
+  std::vector<std::vector<int64_t>> indexValues;
+  /// Set in the copies for tiles at the border (ZeroPadding.h).
+  std::optional<BorderPattern> border;
 };
 
 /// Whether some loop (not an unrolled or vector atom) in `node`'s subtree

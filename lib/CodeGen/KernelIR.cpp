@@ -83,6 +83,14 @@ KernelIR lowerToLLVM(const spec::Spec &spec, const scheme::TileTree &tree,
         std::vector<llvm::Value *>(spec.tensors[t].axes.size(), nullptr),
         spec.tensors[t].hasZeroPadding()});
   env.sharedScratch = body->getArg(spec.tensors.size());
+  // The index values of the dimensions of padded axes are tracked from
+  // the root down (ZeroPadding.h).
+  env.indexValues.resize(spec.dims.size());
+  for (const spec::Tensor &tensor : spec.tensors)
+    for (const spec::TensorAxis &axis : tensor.axes)
+      if (axis.zeroPadded)
+        for (const spec::AffineExpr::Term &term : axis.index.terms)
+          env.indexValues[term.dim] = {0};
 
   LoopNestEmitter(cx, kernel.scratch).emit(tree.root, env, {});
   builder.CreateRetVoid();

@@ -21,6 +21,7 @@ LoopEnv stepInto(EmitContext &cx, const LoopEnv &env, DimId dim,
   LoopEnv inner = env;
   inner.index[dim] = b.CreateAdd(env.index[dim], b.CreateMul(iv, cx.constant(step)),
                                  cx.spec.dims[dim].name);
+  advanceIndexValues(inner, dim, 0, step, tripCount);
   if (cx.spec.isReduction(dim) && !env.insideHoist && tripCount > 1) {
     inner.first = b.CreateAnd(env.first, b.CreateICmpEQ(iv, cx.constant(0)));
     inner.last = b.CreateAnd(
@@ -34,6 +35,9 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                       std::vector<llvm::Value *> carried) {
   using Kind = TileNode::Kind;
   if (isPaddingVersionPoint(cx_, env, node)) {
+    if (std::optional<std::vector<BorderPattern>> patterns =
+            borderPatterns(cx_, env, node))
+      return emitBorderCopies(node, env, *patterns, std::move(carried));
     LoopEnv checked = env;
     checked.paddingVersioned = true;
     return emitVersions(node, tileInsidePadding(cx_, env, node),
@@ -120,6 +124,7 @@ LoopNestEmitter::emitSequence(const TileNode &node, const LoopEnv &env,
     const TileNode &loop = node.children[part];
     LoopEnv inner = env;
     inner.index[dim] = b.CreateAdd(env.index[dim], cx_.constant(start));
+    advanceIndexValues(inner, dim, start, 0, 1);
     if (movesReduction) {
       // Only the first part starts the reduction; only the last ends it.
       if (part != 0)
@@ -138,20 +143,39 @@ LoopNestEmitter::emitVersions(const TileNode &node, llvm::Value *condition,
                               const LoopEnv &ifTrue, const LoopEnv &ifFalse,
                               const std::string &name,
                               std::vector<llvm::Value *> carried) {
+  return emitIfElse(
+      condition, name, "inside", "checked",
+      [&](std::vector<llvm::Value *> values) {
+        return emit(node, ifTrue, std::move(values));
+      },
+      [&](std::vector<llvm::Value *> values) {
+        return emit(node, ifFalse, std::move(values));
+      },
+      std::move(carried));
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emitIfElse(llvm::Value *condition, const std::string &name,
+                            const std::string &trueName,
+                            const std::string &falseName,
+                            const EmitBranch &ifTrue, const EmitBranch &ifFalse,
+                            std::vector<llvm::Value *> carried) {
   llvm::IRBuilder<> &b = cx_.builder;
   llvm::Function *function = b.GetInsertBlock()->getParent();
-  auto *whenTrue = llvm::BasicBlock::Create(cx_.context, name + ".inside", function);
-  auto *whenFalse = llvm::BasicBlock::Create(cx_.context, name + ".checked", function);
+  auto *whenTrue =
+      llvm::BasicBlock::Create(cx_.context, name + "." + trueName, function);
+  auto *whenFalse =
+      llvm::BasicBlock::Create(cx_.context, name + "." + falseName, function);
   auto *join = llvm::BasicBlock::Create(cx_.context, name + ".join", function);
   b.CreateCondBr(condition, whenTrue, whenFalse);
 
   b.SetInsertPoint(whenTrue);
-  std::vector<llvm::Value *> fromTrue = emit(node, ifTrue, carried);
+  std::vector<llvm::Value *> fromTrue = ifTrue(carried);
   llvm::BasicBlock *trueEnd = b.GetInsertBlock();
   b.CreateBr(join);
 
   b.SetInsertPoint(whenFalse);
-  std::vector<llvm::Value *> fromFalse = emit(node, ifFalse, carried);
+  std::vector<llvm::Value *> fromFalse = ifFalse(std::move(carried));
   llvm::BasicBlock *falseEnd = b.GetInsertBlock();
   b.CreateBr(join);
 
@@ -164,6 +188,28 @@ LoopNestEmitter::emitVersions(const TileNode &node, llvm::Value *condition,
     merged.push_back(phi);
   }
   return merged;
+}
+
+std::vector<llvm::Value *>
+LoopNestEmitter::emitBorderCopies(const TileNode &node, const LoopEnv &env,
+                                  std::vector<BorderPattern> patterns,
+                                  std::vector<llvm::Value *> carried) {
+  // The patterns cover every tile: the last one needs no test.
+  BorderPattern pattern = std::move(patterns.back());
+  patterns.pop_back();
+  LoopEnv copy = withBorderPattern(env, pattern);
+  if (patterns.empty())
+    return emit(node, copy, std::move(carried));
+  return emitIfElse(
+      tileMatchesBorder(cx_, env, node, pattern), "border", "match", "other",
+      [&](std::vector<llvm::Value *> values) {
+        return emit(node, copy, std::move(values));
+      },
+      [&](std::vector<llvm::Value *> values) {
+        return emitBorderCopies(node, env, std::move(patterns),
+                                std::move(values));
+      },
+      std::move(carried));
 }
 
 void LoopNestEmitter::emitHoist(const TileNode &node, const LoopEnv &env) {

@@ -23,6 +23,7 @@
 #include "CodeGen/EmitContext.h"
 #include "CodeGen/ScratchLayout.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,23 @@ private:
                                           const LoopEnv &ifFalse,
                                           const std::string &name,
                                           std::vector<llvm::Value *> carried);
+  /// `node` once per BorderPattern (ZeroPadding.h), each copy run by the
+  /// tiles that reach past the borders as it says.
+  std::vector<llvm::Value *> emitBorderCopies(const TileNode &node,
+                                              const LoopEnv &env,
+                                              std::vector<BorderPattern> patterns,
+                                              std::vector<llvm::Value *> carried);
+  /// ifTrue where `condition` holds, ifFalse elsewhere, in blocks
+  /// name.trueName and name.falseName, the carried values meeting in phis.
+  using EmitBranch = std::function<std::vector<llvm::Value *>(
+      std::vector<llvm::Value *> carried)>;
+  std::vector<llvm::Value *> emitIfElse(llvm::Value *condition,
+                                        const std::string &name,
+                                        const std::string &trueName,
+                                        const std::string &falseName,
+                                        const EmitBranch &ifTrue,
+                                        const EmitBranch &ifFalse,
+                                        std::vector<llvm::Value *> carried);
   void emitHoist(const TileNode &node, const LoopEnv &env);
   void emitRegisterTileWithAccumulators(const TileNode &node,
                                         const LoopEnv &env);

@@ -7,6 +7,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <map>
 
 namespace ttile::codegen {
@@ -126,18 +127,27 @@ std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
   for (size_t p = 0; p < tile.points.size(); ++p) {
     const std::vector<int64_t> &point = tile.points[p];
     llvm::Value *&accumulator = acc[tile.accumulatorOfPoint[p]];
-    if (inputs.size() == 1) {
-      accumulator = b.CreateFAdd(accumulator, operand(inputs[0], point));
+    std::vector<llvm::Value *> factors;
+    for (int input : inputs)
+      factors.push_back(operand(input, point));
+    // A read of a convolution's padding in a copy for border tiles is a
+    // zero (ZeroPadding.h): the point adds nothing.
+    if (std::any_of(factors.begin(), factors.end(), [](llvm::Value *factor) {
+          auto *constant = llvm::dyn_cast<llvm::Constant>(factor);
+          return constant && constant->isNullValue();
+        }))
+      continue;
+    if (factors.size() == 1) {
+      accumulator = b.CreateFAdd(accumulator, factors[0]);
       continue;
     }
     // fma(x0 * x1 * ... * x_{n-2}, x_{n-1}, acc): one rounding for the last
     // product and the sum, like a hand-written microkernel.
-    llvm::Value *product = operand(inputs[0], point);
-    for (size_t i = 1; i + 1 < inputs.size(); ++i)
-      product = b.CreateFMul(product, operand(inputs[i], point));
-    accumulator = b.CreateIntrinsic(
-        llvm::Intrinsic::fma, {cx.valueType()},
-        {product, operand(inputs.back(), point), accumulator});
+    llvm::Value *product = factors[0];
+    for (size_t i = 1; i + 1 < factors.size(); ++i)
+      product = b.CreateFMul(product, factors[i]);
+    accumulator = b.CreateIntrinsic(llvm::Intrinsic::fma, {cx.valueType()},
+                                    {product, factors.back(), accumulator});
   }
   return acc;
 }

@@ -108,7 +108,8 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
       axis = b.CreateSub(axis, view.origin[a]);
     axisIndex.push_back(axis);
   }
-  if (view.zeroPadded)
+  // In a copy for border tiles, only reads known to be inside get here.
+  if (view.zeroPadded && !env.border)
     return zeroPaddedElementPointer(cx, view, tensor, axisIndex);
   llvm::Value *offset = cx.constant(0);
   for (size_t a = 0; a < t.axes.size(); ++a)
@@ -125,6 +126,9 @@ llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
                          Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Tensor &t = cx.spec.tensors[tensor];
+  if (env.border && env.views[tensor].zeroPadded &&
+      readsPadding(cx, env, tensor, offsets))
+    return llvm::Constant::getNullValue(cx.valueType());
   llvm::Value *address = elementPointer(cx, env, tensor, offsets, true);
   bool vectorAccess = cx.vectorDim && t.uses(*cx.vectorDim);
   if (!vectorAccess) {

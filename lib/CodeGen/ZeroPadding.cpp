@@ -4,9 +4,11 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <set>
 
 namespace ttile::codegen {
 namespace {
@@ -118,6 +120,171 @@ llvm::Value *tileInsidePadding(EmitContext &cx, const LoopEnv &env,
     }
   }
   return all;
+}
+
+namespace {
+
+/// Combinations of index values enumerated for one padded axis, at most:
+/// more, and the kernel keeps the checked copy.
+constexpr int64_t kMaxIndexCombinations = 1 << 16;
+
+/// The first and the last position along `axis` of `node`'s tile at the
+/// index values `index` (per dimension; only the axis's are read).
+std::pair<int64_t, int64_t> axisRange(const spec::TensorAxis &axis,
+                                      const TileNode &node,
+                                      const std::vector<int64_t> &index) {
+  int64_t first = axis.index.constant, span = 0;
+  for (const spec::AffineExpr::Term &term : axis.index.terms) {
+    first += term.coeff * index[term.dim];
+    span += term.coeff * (node.extent[term.dim] - 1);
+  }
+  return {first, first + span};
+}
+
+AxisBorder borderOf(const spec::TensorAxis &axis, int64_t first, int64_t last) {
+  int64_t span = last - first;
+  auto clamp = [&](int64_t past) { return std::clamp<int64_t>(past, 0, span + 1); };
+  return {true, clamp(-first), clamp(last - (axis.extent - 1)), span};
+}
+
+/// The AxisBorders of `axis` over every combination of the index values
+/// of its dimensions; nothing where a dimension is untracked or the
+/// combinations are too many.
+std::optional<std::set<AxisBorder>>
+axisBorders(const LoopEnv &env, const spec::TensorAxis &axis,
+            const TileNode &node) {
+  int64_t combinations = 1;
+  for (const spec::AffineExpr::Term &term : axis.index.terms) {
+    const std::vector<int64_t> &values = env.indexValues[term.dim];
+    if (values.empty())
+      return std::nullopt;
+    combinations *= static_cast<int64_t>(values.size());
+    if (combinations > kMaxIndexCombinations)
+      return std::nullopt;
+  }
+  std::set<AxisBorder> borders;
+  std::vector<int64_t> index(env.indexValues.size(), 0);
+  for (int64_t n = 0; n < combinations; ++n) {
+    int64_t rest = n;
+    for (const spec::AffineExpr::Term &term : axis.index.terms) {
+      const std::vector<int64_t> &values = env.indexValues[term.dim];
+      index[term.dim] = values[static_cast<size_t>(rest) % values.size()];
+      rest /= static_cast<int64_t>(values.size());
+    }
+    auto [first, last] = axisRange(axis, node, index);
+    borders.insert(borderOf(axis, first, last));
+  }
+  return borders;
+}
+
+} // namespace
+
+std::optional<std::vector<BorderPattern>>
+borderPatterns(const EmitContext &cx, const LoopEnv &env, const TileNode &node) {
+  BorderPattern blank;
+  blank.delta.assign(cx.spec.dims.size(), 0);
+  for (const spec::Tensor &tensor : cx.spec.tensors)
+    blank.axes.emplace_back(tensor.axes.size());
+  std::vector<BorderPattern> patterns{blank};
+  // Axes use distinct dimensions (h + r, w + s), so the patterns are the
+  // product of every padded axis's borders.
+  for (size_t t = 0; t < env.views.size(); ++t) {
+    if (!env.views[t].zeroPadded)
+      continue;
+    const spec::Tensor &tensor = cx.spec.tensors[t];
+    for (size_t a = 0; a < tensor.axes.size(); ++a) {
+      if (!tensor.axes[a].zeroPadded)
+        continue;
+      std::optional<std::set<AxisBorder>> borders =
+          axisBorders(env, tensor.axes[a], node);
+      if (!borders ||
+          patterns.size() * borders->size() > kMaxBorderCopies)
+        return std::nullopt;
+      std::vector<BorderPattern> product;
+      for (const BorderPattern &pattern : patterns)
+        for (const AxisBorder &border : *borders) {
+          product.push_back(pattern);
+          product.back().axes[t][a] = border;
+        }
+      patterns = std::move(product);
+    }
+  }
+  return patterns;
+}
+
+llvm::Value *tileMatchesBorder(EmitContext &cx, const LoopEnv &env,
+                               const TileNode &node,
+                               const BorderPattern &pattern) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *all = b.getTrue();
+  for (size_t t = 0; t < pattern.axes.size(); ++t) {
+    for (size_t a = 0; a < pattern.axes[t].size(); ++a) {
+      const AxisBorder &border = pattern.axes[t][a];
+      if (!border.padded)
+        continue;
+      const spec::TensorAxis &axis = cx.spec.tensors[t].axes[a];
+      llvm::Value *first = cx.constant(axis.index.constant);
+      for (const spec::AffineExpr::Term &term : axis.index.terms)
+        first = b.CreateAdd(first, b.CreateMul(env.index[term.dim],
+                                               cx.constant(term.coeff)));
+      // As borderOf: clamp(-first) and clamp(last - (extent - 1)).
+      auto clamp = [&](llvm::Value *past) {
+        llvm::Value *low =
+            b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, past, cx.constant(0));
+        return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, low,
+                                       cx.constant(border.span + 1));
+      };
+      llvm::Value *under = clamp(b.CreateNeg(first));
+      llvm::Value *over = clamp(b.CreateAdd(
+          first, cx.constant(border.span - (axis.extent - 1))));
+      all = b.CreateAnd(all, b.CreateICmpEQ(under, cx.constant(border.under)));
+      all = b.CreateAnd(all, b.CreateICmpEQ(over, cx.constant(border.over)));
+    }
+  }
+  return all;
+}
+
+LoopEnv withBorderPattern(const LoopEnv &env, BorderPattern pattern) {
+  bool interior = true;
+  for (const auto &axes : pattern.axes)
+    for (const AxisBorder &border : axes)
+      interior = interior && border.under == 0 && border.over == 0;
+  if (interior)
+    return withoutPaddingChecks(env);
+  LoopEnv copy = env;
+  copy.paddingVersioned = true;
+  copy.border = std::move(pattern);
+  return copy;
+}
+
+bool readsPadding(const EmitContext &cx, const LoopEnv &env, int tensor,
+                  std::span<const int64_t> offsets) {
+  const std::vector<AxisBorder> &axes = env.border->axes[tensor];
+  for (size_t a = 0; a < axes.size(); ++a) {
+    if (!axes[a].padded)
+      continue;
+    int64_t position = 0;
+    for (const spec::AffineExpr::Term &term :
+         cx.spec.tensors[tensor].axes[a].index.terms)
+      position += term.coeff * (env.border->delta[term.dim] + offsets[term.dim]);
+    if (position < axes[a].under || position > axes[a].span - axes[a].over)
+      return true;
+  }
+  return false;
+}
+
+void advanceIndexValues(LoopEnv &env, DimId dim, int64_t offset, int64_t step,
+                        int64_t tripCount) {
+  if (env.border && tripCount == 1)
+    env.border->delta[dim] += offset;
+  std::vector<int64_t> &values = env.indexValues[dim];
+  if (values.empty())
+    return;
+  std::set<int64_t> reached;
+  for (int64_t value : values)
+    for (int64_t i = 0; i < tripCount; ++i)
+      reached.insert(value + offset + i * step);
+  values.assign(reached.begin(), reached.end());
 }
 
 LoopEnv withoutPaddingChecks(const LoopEnv &env) {

@@ -15,6 +15,17 @@
 //    tests whether the node's whole tile reads inside the input, and runs
 //    an unchecked copy of the subtree when it does. Only tiles that touch
 //    the border run the checked copy.
+//  - Better still, tiles at the border skip the padding: the loops above
+//    the version point reach a known set of indices (LoopEnv::indexValues),
+//    so the ways a tile can reach past the ends of the padded axes (its
+//    first and last positions along each that are padding: a
+//    BorderPattern) are known when the kernel is generated. Where they are
+//    few (kMaxBorderCopies), each gets its own copy of the subtree, in
+//    which every read is known to be inside, and addressed as in the
+//    interior, or padding, and then a zero whose FMA is left out. A 3x3
+//    convolution with padding 1 on a 14x14 output does 9% fewer FMAs this
+//    way, on 7x7 18%: what oneDNN skips too. More patterns than that fall
+//    back to the checked copy.
 //
 // Indices past the end of a dimension covered by partial tiles are clamped
 // to it (TensorAccess.h), so they never wrap into the padding of a row.
@@ -25,7 +36,9 @@
 
 #include "CodeGen/EmitContext.h"
 
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace ttile::codegen {
 
@@ -48,6 +61,35 @@ llvm::Value *tileInsidePadding(EmitContext &cx, const LoopEnv &env,
 
 /// `env` for the interior copy: no view checks its padding any more.
 LoopEnv withoutPaddingChecks(const LoopEnv &env);
+
+/// Copies of a versioned subtree for tiles at the border, at most.
+inline constexpr size_t kMaxBorderCopies = 12;
+
+/// Every way `node`'s tile reaches past the padded axes over the index
+/// values of env (the interior included, as a pattern with nothing past),
+/// or nothing where they are more than kMaxBorderCopies.
+std::optional<std::vector<BorderPattern>>
+borderPatterns(const EmitContext &cx, const LoopEnv &env, const TileNode &node);
+
+/// i1: `node`'s tile at `env` reaches past the padded axes as `pattern`.
+llvm::Value *tileMatchesBorder(EmitContext &cx, const LoopEnv &env,
+                               const TileNode &node,
+                               const BorderPattern &pattern);
+
+/// `env` for the copy of `pattern`: the interior copy's when nothing is
+/// past the border.
+LoopEnv withBorderPattern(const LoopEnv &env, BorderPattern pattern);
+
+/// Below a BorderPattern: whether the element of `tensor` at the point
+/// `offsets` (per dimension, from the tile's index) is padding.
+bool readsPadding(const EmitContext &cx, const LoopEnv &env, int tensor,
+                  std::span<const int64_t> offsets);
+
+/// Moves the bookkeeping of `dim`'s index into a loop of `tripCount`
+/// iterations `step` apart, starting `offset` further (a Lambda's part:
+/// one iteration): env.indexValues, and a BorderPattern's delta.
+void advanceIndexValues(LoopEnv &env, DimId dim, int64_t offset, int64_t step,
+                        int64_t tripCount);
 
 } // namespace ttile::codegen
 

@@ -291,6 +291,67 @@ TEST(Lowering, StreamedConstantWeightsPrefetchTheirNextTile) {
   EXPECT_EQ(small.ir().find("@llvm.prefetch"), std::string::npos);
 }
 
+/// Occurrences of `text` in `ir`.
+size_t occurrences(const std::string &ir, const std::string &text) {
+  size_t count = 0;
+  for (size_t at = ir.find(text); at != std::string::npos;
+       at = ir.find(text, at + text.size()))
+    ++count;
+  return count;
+}
+
+TEST(Lowering, BorderTilesLeaveOutThePadding) {
+  ConvShape shape;
+  shape.K = 2 * lanes();
+  shape.C = 8;
+  shape.H = 6;
+  shape.W = 6;
+  shape.R = shape.S = 3;
+  shape.padTop = shape.padLeft = shape.padBottom = shape.padRight = 1;
+  spec::Spec padded = spec::conv2d(shape);
+  for (const char *scheme :
+       {// The window in the microkernel, a Lambda over w below the version
+        // point: its parts' offsets place the points in the tile.
+        "T(6,h) Lambda(w,[(1,2),(1,4)]) Hoist(c,r,s) T(8,c) U(3,s) U(3,r) "
+        "U(lambda,w) U(2,k) V(k)",
+        // The window in loops: tiles of one row, wholly padding for some r.
+        "T(3,w) T(6,h) T(3,r) T(3,s) T(8,c) U(2,w) U(2,k) V(k)",
+        // The input packed above: its copy holds the zeros.
+        "T(2,h) Pack(I) T(3,h) Hoist(c,r,s) T(3,r) T(3,s) T(8,c) U(6,w) "
+        "U(2,k) V(k)"})
+    EXPECT_TRUE(compilesAndMatches(padded, scheme));
+
+  // Strided, dilated, asymmetric, and padding wider than the window.
+  ConvShape wide = shape;
+  wide.strideW = 2;
+  wide.dilationH = 2;
+  wide.padTop = 4;
+  wide.padLeft = 3;
+  wide.padBottom = 0;
+  EXPECT_TRUE(compilesAndMatches(
+      spec::conv2d(wide),
+      "T(6,h) T(3,w) T(3,r) Hoist(c,s) T(8,c) U(3,s) U(2,w) U(2,k) V(k)"));
+
+  // Nine copies of a microkernel of 3 x 3 x 2 x 2 FMAs, from the corners
+  // to the interior; the border ones leave out their reads of padding.
+  jit::CompileOptions keepIR;
+  keepIR.keepIR = true;
+  jit::Kernel kernel = jit::compileKernel(
+      padded,
+      scheme::parseScheme("T(6,h) T(3,w) Hoist(c,r,s) T(8,c) U(3,s) U(3,r) "
+                          "U(2,w) U(2,k) V(k)"),
+      keepIR);
+  size_t copies = occurrences(kernel.ir(), "label %border.match") + 1;
+  EXPECT_EQ(copies, 9u);
+  // Along h the tile has one row and 3 taps, of which the first (top
+  // copies) or the last (bottom) is padding: 2 + 3 + 2 over the three rows
+  // of copies. Along w, 2 columns x 3 taps read positions 0 to 3, 6 pairs,
+  // of which the one at position 0 (left) or 3 (right) is padding:
+  // 5 + 6 + 5. Two vectors along k: 7 x 16 x 2 FMAs rather than 9 x 36,
+  // and the intrinsic's declaration.
+  EXPECT_EQ(occurrences(kernel.ir(), "@llvm.fma."), 7u * 16 * 2 + 1);
+}
+
 TEST(Lowering, WholeTilesRunWithoutMasks) {
   // k = 4 vectors + 6 in tiles of 2 vectors (PartialTiles.h): two whole
   // tiles take the unmasked copy, the last the masked one.

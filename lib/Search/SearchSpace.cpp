@@ -60,9 +60,10 @@ std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
 SearchSpace::SearchSpace(const spec::Spec &spec,
                          const MicrokernelFamily &family,
                          std::vector<MicrokernelClass> classes,
-                         int vectorWidth, int64_t packBudgetBytes)
+                         int vectorWidth, int64_t packBudgetBytes,
+                         int workers)
     : spec_(spec), family_(family), vectorWidth_(vectorWidth),
-      packBudgetBytes_(packBudgetBytes) {
+      packBudgetBytes_(packBudgetBytes), workers_(workers) {
   for (const std::string &name : family.unrolled) {
     std::optional<spec::DimId> dim = spec.findDim(name);
     if (!dim)
@@ -257,6 +258,7 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
   scheme.atoms = std::move(levels);
   scheme.atoms.insert(scheme.atoms.end(), inner.begin(), inner.end());
   maybePack(scheme.atoms, scheme.atoms.size() - inner.size(), tile, random);
+  maybeParallelize(scheme.atoms, random);
   for (scheme::Atom &atom :
        choice.kernel.atoms(family_, choice.combination.has_value()))
     scheme.atoms.push_back(std::move(atom));
@@ -325,6 +327,26 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
   size_t position = pickUniform(positions, random);
   atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(position),
                scheme::PackAtom{tensor.name, {}});
+}
+
+void SearchSpace::maybeParallelize(std::vector<scheme::Atom> &atoms,
+                                   std::mt19937_64 &random) const {
+  if (workers_ < 2 || !std::bernoulli_distribution(0.5)(random))
+    return;
+  // Loops over output dimensions only: the workers write distinct tiles.
+  std::vector<size_t> loops;
+  for (size_t p = 0; p < atoms.size(); ++p)
+    if (const auto *t = std::get_if<scheme::TAtom>(&atoms[p]);
+        t && !spec_.isReduction(spec_.dimId(t->dim)) && t->count >= workers_)
+      loops.push_back(p);
+  if (loops.empty())
+    return;
+  auto divided = std::find_if(loops.begin(), loops.end(), [&](size_t p) {
+    return std::get<scheme::TAtom>(atoms[p]).count % workers_ == 0;
+  });
+  size_t position = divided != loops.end() ? *divided : loops.front();
+  const auto loop = std::get<scheme::TAtom>(atoms[position]);
+  atoms[position] = scheme::TparAtom{loop.count, loop.dim};
 }
 
 } // namespace ttile::search

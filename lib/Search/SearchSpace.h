@@ -21,7 +21,12 @@
 //     conflict in the caches and defeat the prefetchers. Constant weights
 //     (Spec.h) are packed in every candidate, whatever their size, above
 //     any Lambda over their dimensions: laid out ahead, their Pack costs
-//     nothing at run time.
+//     nothing at run time;
+//  6. with several workers (the thread pool's, TTILE_NUM_THREADS), for
+//     half the candidates a parallel loop (Tpar, thesis 5.6): the outermost
+//     loop over an output dimension whose count the workers divide, else
+//     the outermost with at least as many iterations as workers. The other
+//     half stay serial, for the layers too small to share.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
 // then complete it at random. When nothing divides (a prime size below the
@@ -63,9 +68,10 @@ public:
   /// the family is missing).
   /// `packBudgetBytes` bounds the tile a Pack copies (half the L2 keeps it
   /// cached while it is reused); 0 draws no Pack.
+  /// `workers` run a parallel loop (1: candidates are serial).
   SearchSpace(const spec::Spec &spec, const MicrokernelFamily &family,
               std::vector<MicrokernelClass> classes, int vectorWidth,
-              int64_t packBudgetBytes = 0);
+              int64_t packBudgetBytes = 0, int workers = 1);
 
   const spec::Spec &spec() const { return spec_; }
   /// Every microkernel and combination that divides the problem; the
@@ -91,6 +97,10 @@ private:
   void maybePack(std::vector<scheme::Atom> &atoms, size_t end,
                  const std::vector<int64_t> &kernelTile,
                  std::mt19937_64 &random) const;
+  /// With probability 1/2 and several workers, turns the loop item 6 of
+  /// the space names into a Tpar.
+  void maybeParallelize(std::vector<scheme::Atom> &atoms,
+                        std::mt19937_64 &random) const;
 
   const spec::Spec &spec_;
   const MicrokernelFamily &family_;
@@ -98,6 +108,7 @@ private:
   std::vector<spec::DimId> familyDims_; ///< Spec dim of each family dim.
   size_t combinationIndex_ = 0; ///< Of the combination dim in the family.
   int64_t packBudgetBytes_;
+  int workers_;
   /// The input a Pack copies: indexed by the vectorized dimension, not by
   /// the combination one (conv2d's W, matmul's B); none when no input is.
   std::optional<int> packedTensor_;

@@ -12,6 +12,7 @@
 #include "Spec/Check.h"
 #include "Support/Host.h"
 #include "Support/Logging.h"
+#include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 
 #include <algorithm>
@@ -104,7 +105,7 @@ SearchSpace spaceFor(const spec::Spec &spec) {
   const std::vector<CacheLevel> &caches = host().dataCaches;
   int64_t packBudget = caches.size() > 1 ? caches[1].bytes / 2 : 0;
   return SearchSpace(spec, family, microkernelClasses(family),
-                     host().vectorWidth, packBudget);
+                     host().vectorWidth, packBudget, workerCount());
 }
 
 std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,

@@ -358,9 +358,11 @@ int main(int argc, char **argv) {
                           "write every candidate and the curves as JSON");
 
   return tools::runTool(app, argc, argv, [&] {
+    // Before anything starts ttile's thread pool, which reads it once: the
+    // convergence study is of one thread.
+    setenv("TTILE_NUM_THREADS",
+           std::to_string(*compare ? options.threads : 1).c_str(), 1);
     if (*compare) {
-      // Before anything starts ttile's thread pool, which reads it once.
-      setenv("TTILE_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
       if (!options.smoke && options.nets.empty() && options.layers.empty())
         throw CLI::ValidationError("--net/--layer",
                                    "give at least one layer, or --smoke");

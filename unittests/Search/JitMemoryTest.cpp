@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -49,6 +50,7 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   // Resident memory is read after this many candidates, when allocators,
   // LLVM's caches and the JIT's memory pools have reached their steady size.
   constexpr int kWarmCandidates = 200;
+  constexpr int kWindow = 50;
   // Each candidate compiles in about 30 ms: the test takes 30 to 60 s.
   spec::Spec spec = testing::smallConv();
 
@@ -71,27 +73,36 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   options.measure.repetitions = 1;
   options.measure.warmupRuns = 1;
   options.measure.maxRemeasures = 0;
-  double warm = 0, peak = 0;
-  options.progress = [&](const TuneProgress &progress) {
-    double resident = residentBytes();
-    if (progress.trial == kWarmCandidates)
-      warm = resident;
-    if (progress.trial > kWarmCandidates)
-      peak = std::max(peak, resident);
+  // Resident memory after each candidate. A candidate can hold a few MiB
+  // for a while (a parallel one's per-worker scratch, a worker's malloc
+  // arena): the medians of a window at each end see through that, and a
+  // leak moves them both apart.
+  std::vector<double> resident;
+  options.progress = [&](const TuneProgress &) {
+    resident.push_back(residentBytes());
   };
   TuneResult result = tune(spec, options);
   ASSERT_EQ(result.trials + result.rejected, kCandidates)
       << "the space of the layer holds fewer candidates";
+  ASSERT_GE(resident.size(), static_cast<size_t>(kWarmCandidates + kWindow));
 
-  const double growth = peak - warm;
+  auto medianOf = [](std::vector<double> window) {
+    std::nth_element(window.begin(), window.begin() + window.size() / 2,
+                     window.end());
+    return window[window.size() / 2];
+  };
+  const double warm = medianOf({resident.begin() + kWarmCandidates,
+                                resident.begin() + kWarmCandidates + kWindow});
+  const double last = medianOf({resident.end() - kWindow, resident.end()});
+  const double growth = last - warm;
   // A leak of every loser would add 800 kernels' worth (some 37 MiB); allow
   // a tenth of that, and never less than 4 MiB of allocator noise.
   const double allowed = std::max(
       4 * kMiB, 0.1 * (kCandidates - kWarmCandidates) * perKeptKernel);
-  std::printf("resident after %d candidates: %.1f MiB, then at most %.1f "
-              "MiB up to %d (+%.2f MiB, allowed %.1f); a kept kernel costs "
+  std::printf("resident after %d candidates: %.1f MiB, after %d: %.1f MiB "
+              "(medians of %d; %+.2f MiB, allowed %.1f); a kept kernel costs "
               "%.1f KiB\n",
-              kWarmCandidates, warm / kMiB, peak / kMiB, kCandidates,
+              kWarmCandidates, warm / kMiB, kCandidates, last / kMiB, kWindow,
               growth / kMiB, allowed / kMiB, perKeptKernel / 1024);
   EXPECT_GT(perKeptKernel, 4096.0)
       << "kept kernels cost no memory: the measurement cannot see a leak";

@@ -242,6 +242,42 @@ TEST(SearchSpace, PacksConstantWeightsThatFitTheBudgetWhole) {
   EXPECT_GT(packed, 50);
 }
 
+TEST(SearchSpace, WorkersShareAnOutputLoopInHalfTheCandidates) {
+  for (const testing::PaperLayer &layer : testing::paperLayers()) {
+    spec::Spec spec = layer.spec();
+    SearchSpace space(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth,
+                      kPackBudget, /*workers=*/2);
+    std::mt19937_64 random(11);
+    int parallel = 0;
+    const int samples = 60;
+    for (int i = 0; i < samples; ++i) {
+      scheme::Scheme scheme = space.sample(random);
+      std::string text = scheme::printScheme(scheme);
+      EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth))
+          << layer.name << ": " << text;
+      int tpars = 0;
+      for (const scheme::Atom &atom : scheme.atoms)
+        if (const auto *tpar = std::get_if<scheme::TparAtom>(&atom)) {
+          ++tpars;
+          EXPECT_FALSE(spec.isReduction(spec.dimId(tpar->dim))) << text;
+          EXPECT_GE(tpar->count, 2) << text;
+        }
+      EXPECT_LE(tpars, 1) << text;
+      parallel += tpars;
+    }
+    // Every paper layer has an output loop of two iterations or more.
+    EXPECT_GT(parallel, samples / 4) << layer.name;
+    EXPECT_LT(parallel, samples * 3 / 4) << layer.name;
+  }
+  // One worker: serial candidates only.
+  spec::Spec spec = testing::paperLayers()[0].spec();
+  SearchSpace serial = convSpace(spec);
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 50; ++i)
+    EXPECT_EQ(scheme::printScheme(serial.sample(random)).find("Tpar"),
+              std::string::npos);
+}
+
 TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
   // H = W = 3 is below every class's h sizes, and K = 13 below a vector.
   spec::ConvShape shape;

@@ -24,6 +24,18 @@ using testing::compilesAndMatches;
 
 int lanes() { return host().vectorWidth; }
 
+/// A 3x3 convolution of C channels into two vectors of them, with an
+/// H x W output.
+ConvShape threeByThree(int64_t C, int64_t H, int64_t W) {
+  ConvShape shape;
+  shape.K = 2 * lanes();
+  shape.C = C;
+  shape.H = H;
+  shape.W = W;
+  shape.R = shape.S = 3;
+  return shape;
+}
+
 /// The message of the ttile::Error `call` throws, or "no error".
 template <class Call> std::string errorMessage(const Call &call) {
   try {
@@ -55,12 +67,7 @@ TEST(Lowering, PackedZeroPaddingIsVectorizable) {
 }
 
 TEST(Lowering, ConvMicrokernelWithHoist) {
-  ConvShape shape;
-  shape.K = 2 * lanes();
-  shape.C = 8;
-  shape.H = 12;
-  shape.W = 3;
-  shape.R = shape.S = 3;
+  ConvShape shape = threeByThree(8, 12, 3);
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
                                  "T(3,w) T(3,s) T(3,r) T(8,c) U(12,h) U(2,k) V(k)"));
 }
@@ -96,12 +103,7 @@ TEST(Lowering, LambdaOnReductionDimension) {
 TEST(Lowering, BiasAndReluOnHoistedAccumulators) {
   // The bias initializes the accumulators on the first pass over c, which
   // is split across two levels; ReLU applies on the last pass only.
-  ConvShape shape;
-  shape.K = 2 * lanes();
-  shape.C = 6;
-  shape.H = 5;
-  shape.W = 2;
-  shape.R = shape.S = 3;
+  ConvShape shape = threeByThree(6, 5, 2);
   shape.bias = true;
   shape.activation = spec::Activation::ReLU;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
@@ -301,12 +303,7 @@ size_t occurrences(const std::string &ir, const std::string &text) {
 }
 
 TEST(Lowering, BorderTilesLeaveOutThePadding) {
-  ConvShape shape;
-  shape.K = 2 * lanes();
-  shape.C = 8;
-  shape.H = 6;
-  shape.W = 6;
-  shape.R = shape.S = 3;
+  ConvShape shape = threeByThree(8, 6, 6);
   shape.padTop = shape.padLeft = shape.padBottom = shape.padRight = 1;
   spec::Spec padded = spec::conv2d(shape);
   for (const char *scheme :

@@ -16,8 +16,8 @@
 
 #include <llvm/IR/IRBuilder.h>
 
-#include <functional>
 #include <compare>
+#include <functional>
 #include <optional>
 #include <vector>
 

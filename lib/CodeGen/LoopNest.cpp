@@ -52,11 +52,7 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
     return emitVersions(node, tileInsideTensors(cx_, env, node), inside,
                         masked, "partial", std::move(carried));
   }
-  bool registerTile =
-      node.kind == Kind::Body ||
-      (node.kind == Kind::Loop && (node.loopKind == LoopKind::Unrolled ||
-                                   node.loopKind == LoopKind::Vector));
-  if (registerTile) {
+  if (isRegisterTile(node)) {
     if (env.prefetch)
       emitPrefetchStep(cx_, *env.prefetch);
     if (env.insideHoist)
@@ -88,9 +84,8 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                   std::move(carried));
     const ConstantLayout &layout = scratch_.constants.at(node.tensor);
     LoopEnv inner = emitLaidOutTile(cx_, node, layout, env);
-    if (std::optional<PrefetchStream> stream = startPrefetchStream(
-            cx_, node, layout, inner.views[node.tensor].base))
-      inner.prefetch = stream;
+    inner.prefetch =
+        startPrefetchStream(cx_, node, layout, inner.views[node.tensor].base);
     return emit(node.child(), inner, std::move(carried));
   }
   case Kind::Body:
@@ -201,7 +196,7 @@ LoopNestEmitter::emitBorderCopies(const TileNode &node, const LoopEnv &env,
   if (patterns.empty())
     return emit(node, copy, std::move(carried));
   return emitIfElse(
-      tileMatchesBorder(cx_, env, node, pattern), "border", "match", "other",
+      tileMatchesBorder(cx_, env, pattern), "border", "match", "other",
       [&](std::vector<llvm::Value *> values) {
         return emit(node, copy, std::move(values));
       },

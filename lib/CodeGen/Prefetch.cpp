@@ -2,6 +2,7 @@
 
 #include "CodeGen/Prefetch.h"
 
+#include "CodeGen/RegisterTile.h"
 #include "Support/Host.h"
 
 #include <cstdint>
@@ -17,13 +18,6 @@ constexpr int64_t kCacheLineBytes = 64;
 /// L1 (3), a 256 KB tile would evict the data the microkernel is using
 /// (measured 3-5% slower on Yolo9000-23); 1 and 2 ran alike.
 constexpr int kLocalityL2 = 2;
-
-bool isRegisterTile(const TileNode &node) {
-  return node.kind == TileNode::Kind::Body ||
-         (node.kind == TileNode::Kind::Loop &&
-          (node.loopKind == scheme::LoopKind::Unrolled ||
-           node.loopKind == scheme::LoopKind::Vector));
-}
 
 /// How many times one execution of `node` runs a register tile.
 int64_t registerTileExecutions(const TileNode &node) {

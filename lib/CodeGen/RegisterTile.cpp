@@ -14,12 +14,16 @@ namespace ttile::codegen {
 
 using scheme::LoopKind;
 
+bool isRegisterTile(const TileNode &node) {
+  return node.kind == TileNode::Kind::Body ||
+         (node.kind == TileNode::Kind::Loop &&
+          (node.loopKind == LoopKind::Unrolled ||
+           node.loopKind == LoopKind::Vector));
+}
+
 const TileNode &findRegisterTile(const TileNode &node) {
   const TileNode *current = &node;
-  while (current->kind != TileNode::Kind::Body &&
-         !(current->kind == TileNode::Kind::Loop &&
-           (current->loopKind == LoopKind::Unrolled ||
-            current->loopKind == LoopKind::Vector))) {
+  while (!isRegisterTile(*current)) {
     if (current->kind != TileNode::Kind::Loop ||
         current->loopKind != LoopKind::Serial)
       throw Error("only serial loops may lie between a Hoist and the "

@@ -36,6 +36,9 @@ struct RegisterTile {
   static RegisterTile analyze(const TileNode &top, const spec::Spec &spec);
 };
 
+/// Whether `node` starts a register tile: a U or V loop, or the body.
+bool isRegisterTile(const TileNode &node);
+
 /// The first node of the register tile below `node`: the outermost U or V
 /// loop, or the body.
 const TileNode &findRegisterTile(const TileNode &node);

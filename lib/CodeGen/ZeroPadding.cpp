@@ -47,6 +47,27 @@ llvm::Value *allOf(EmitContext &cx, llvm::Value *all, llvm::Value *one) {
   return all ? cx.builder.CreateAnd(all, one) : one;
 }
 
+/// i64: the index along `axis` of the first element of the tile at `env`.
+llvm::Value *firstAlong(EmitContext &cx, const LoopEnv &env,
+                        const spec::TensorAxis &axis) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *first = cx.constant(axis.index.constant);
+  for (const spec::AffineExpr::Term &term : axis.index.terms)
+    first = b.CreateAdd(
+        first, b.CreateMul(env.index[term.dim], cx.constant(term.coeff)));
+  return first;
+}
+
+/// From the first to the last index along `axis` of `node`'s tile:
+/// coefficients are positive, so the last index is at the first plus
+/// coeff * (extent - 1) along every dimension.
+int64_t spanAlong(const spec::TensorAxis &axis, const TileNode &node) {
+  int64_t span = 0;
+  for (const spec::AffineExpr::Term &term : axis.index.terms)
+    span += term.coeff * (node.extent[term.dim] - 1);
+  return span;
+}
+
 } // namespace
 
 llvm::Value *zeroPaddedElementPointer(EmitContext &cx, const TensorView &view,
@@ -105,16 +126,9 @@ llvm::Value *tileInsidePadding(EmitContext &cx, const LoopEnv &env,
     for (const spec::TensorAxis &axis : cx.spec.tensors[t].axes) {
       if (!axis.zeroPadded)
         continue;
-      // Coefficients are positive: the tile's first index is at its base,
-      // its last at base + coeff * (extent - 1) along every dimension.
-      llvm::Value *first = cx.constant(axis.index.constant);
-      int64_t span = 0;
-      for (const spec::AffineExpr::Term &term : axis.index.terms) {
-        first = b.CreateAdd(first, b.CreateMul(env.index[term.dim],
-                                               cx.constant(term.coeff)));
-        span += term.coeff * (node.extent[term.dim] - 1);
-      }
-      llvm::Value *last = b.CreateAdd(first, cx.constant(span));
+      llvm::Value *first = firstAlong(cx, env, axis);
+      llvm::Value *last =
+          b.CreateAdd(first, cx.constant(spanAlong(axis, node)));
       all = b.CreateAnd(all, b.CreateAnd(inside(cx, first, axis.extent),
                                          inside(cx, last, axis.extent)));
     }
@@ -133,12 +147,10 @@ constexpr int64_t kMaxIndexCombinations = 1 << 16;
 std::pair<int64_t, int64_t> axisRange(const spec::TensorAxis &axis,
                                       const TileNode &node,
                                       const std::vector<int64_t> &index) {
-  int64_t first = axis.index.constant, span = 0;
-  for (const spec::AffineExpr::Term &term : axis.index.terms) {
+  int64_t first = axis.index.constant;
+  for (const spec::AffineExpr::Term &term : axis.index.terms)
     first += term.coeff * index[term.dim];
-    span += term.coeff * (node.extent[term.dim] - 1);
-  }
-  return {first, first + span};
+  return {first, first + spanAlong(axis, node)};
 }
 
 AxisBorder borderOf(const spec::TensorAxis &axis, int64_t first, int64_t last) {
@@ -213,7 +225,6 @@ borderPatterns(const EmitContext &cx, const LoopEnv &env, const TileNode &node) 
 }
 
 llvm::Value *tileMatchesBorder(EmitContext &cx, const LoopEnv &env,
-                               const TileNode &node,
                                const BorderPattern &pattern) {
   llvm::IRBuilder<> &b = cx.builder;
   llvm::Value *all = b.getTrue();
@@ -223,10 +234,7 @@ llvm::Value *tileMatchesBorder(EmitContext &cx, const LoopEnv &env,
       if (!border.padded)
         continue;
       const spec::TensorAxis &axis = cx.spec.tensors[t].axes[a];
-      llvm::Value *first = cx.constant(axis.index.constant);
-      for (const spec::AffineExpr::Term &term : axis.index.terms)
-        first = b.CreateAdd(first, b.CreateMul(env.index[term.dim],
-                                               cx.constant(term.coeff)));
+      llvm::Value *first = firstAlong(cx, env, axis);
       // As borderOf: clamp(-first) and clamp(last - (extent - 1)).
       auto clamp = [&](llvm::Value *past) {
         llvm::Value *low =

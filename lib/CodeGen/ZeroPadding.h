@@ -71,9 +71,9 @@ inline constexpr size_t kMaxBorderCopies = 12;
 std::optional<std::vector<BorderPattern>>
 borderPatterns(const EmitContext &cx, const LoopEnv &env, const TileNode &node);
 
-/// i1: `node`'s tile at `env` reaches past the padded axes as `pattern`.
+/// i1: the tile at `env` reaches past the padded axes as `pattern` (of
+/// its node: borderPatterns()).
 llvm::Value *tileMatchesBorder(EmitContext &cx, const LoopEnv &env,
-                               const TileNode &node,
                                const BorderPattern &pattern);
 
 /// `env` for the copy of `pattern`: the interior copy's when nothing is

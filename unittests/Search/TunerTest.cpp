@@ -38,6 +38,30 @@ void expectCorrect(const jit::Kernel &kernel) {
   EXPECT_TRUE(result.ok) << result.report(kernel.spec());
 }
 
+/// Samples `space` (seed `seed`) until 4 candidates whose scheme contains
+/// `atom` are drawn, and checks each against the reference.
+void expectSampledCorrect(const SearchSpace &space, uint64_t seed,
+                          const std::string &atom) {
+  std::mt19937_64 random(seed);
+  int drawn = 0;
+  for (int i = 0; i < 200 && drawn < 4; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    if (scheme::printScheme(scheme).find(atom) == std::string::npos)
+      continue;
+    ++drawn;
+    SCOPED_TRACE(scheme::printScheme(scheme));
+    expectCorrect(jit::compileKernel(space.spec(), scheme));
+  }
+  EXPECT_EQ(drawn, 4) << atom << " in " << space.spec().str();
+}
+
+/// The space of `spec` with a pack budget below its weights.
+SearchSpace smallBudgetSpace(const spec::Spec &spec, int workers) {
+  const MicrokernelFamily &family = familyOf(spec);
+  return SearchSpace(spec, family, microkernelClasses(family),
+                     host().vectorWidth, /*packBudgetBytes=*/4096, workers);
+}
+
 TEST(Tuner, PackedCandidatesComputeTheReference) {
   // A pack budget below the weights (18 KB, and 11 KB with a masked tail of
   // K = 20) makes the space draw Pack(W): the candidates that do must
@@ -49,22 +73,15 @@ TEST(Tuner, PackedCandidatesComputeTheReference) {
   tail.R = tail.S = 3;
   tail.padTop = tail.padLeft = 1;
   tail.bias = true;
-  for (const spec::Spec &spec : {smallConv(), spec::conv2d(tail)}) {
-    const MicrokernelFamily &family = familyOf(spec);
-    SearchSpace space(spec, family, microkernelClasses(family),
-                      host().vectorWidth, /*packBudgetBytes=*/4096);
-    std::mt19937_64 random(4);
-    int packed = 0;
-    for (int i = 0; i < 200 && packed < 4; ++i) {
-      scheme::Scheme scheme = space.sample(random);
-      if (scheme::printScheme(scheme).find("Pack(W)") == std::string::npos)
-        continue;
-      ++packed;
-      SCOPED_TRACE(scheme::printScheme(scheme));
-      expectCorrect(jit::compileKernel(spec, scheme));
-    }
-    EXPECT_EQ(packed, 4) << spec.str();
-  }
+  for (const spec::Spec &spec : {smallConv(), spec::conv2d(tail)})
+    expectSampledCorrect(smallBudgetSpace(spec, 1), 4, "Pack(W)");
+}
+
+TEST(Tuner, ParallelCandidatesComputeTheReference) {
+  // With two workers the space draws Tpar candidates (SearchSpace.h, item
+  // 6); they run on the thread pool, whatever its size, and must compute
+  // what the reference does.
+  expectSampledCorrect(smallBudgetSpace(smallConv(), 2), 5, "Tpar");
 }
 
 TEST(Tuner, RandomSearchReturnsACheckedWinner) {

@@ -123,13 +123,20 @@ void emitParallelLoop(EmitContext &cx, const TileNode &node, const LoopEnv &env,
                   b.CreateMul(worker, cx.constant(scratch.perWorkerBytes))),
       "worker.scratch");
 
-  // Tfused: the iteration number enumerates its loops, the last fastest.
+  // Tfused: the iteration number enumerates its loops, the last fastest. A
+  // loop steps over the tiles of the later loops on its dimension, as
+  // T(2,w) T(2,w) would: Tfused([(w,2),(w,2)]) covers four tiles of w.
   int64_t below = iterations;
-  for (const auto &[dim, count] : node.loops) {
+  for (size_t l = 0; l < node.loops.size(); ++l) {
+    const auto [dim, count] = node.loops[l];
     below /= count;
+    int64_t step = node.child().extent[dim];
+    for (size_t later = l + 1; later < node.loops.size(); ++later)
+      if (node.loops[later].first == dim)
+        step *= node.loops[later].second;
     llvm::Value *iv = b.CreateURem(b.CreateUDiv(iteration, cx.constant(below)),
                                    cx.constant(count));
-    inner = stepInto(cx, inner, dim, iv, node.child().extent[dim], count);
+    inner = stepInto(cx, inner, dim, iv, step, count);
   }
   emitIteration(inner);
   b.CreateRetVoid();

@@ -378,6 +378,14 @@ TEST(Lowering, FusedParallelLoop) {
                                  "Tfused([(j,2),(i,4)]) T(16,k) U(6,i) V(j)"));
 }
 
+TEST(Lowering, FusedParallelLoopsOverOneDimension) {
+  // As T(2,i) T(2,j) T(2,i): the first i loop steps over two tiles of the
+  // last. The search fuses adjacent loops, which can share a dimension.
+  EXPECT_TRUE(compilesAndMatches(
+      spec::matmul(24, 2 * lanes(), 16),
+      "Tfused([(i,2),(j,2),(i,2)]) T(16,k) U(6,i) V(j)"));
+}
+
 TEST(Lowering, RunRejectsMissingBuffers) {
   spec::Spec spec = spec::matmul(4, lanes(), 8);
   jit::Kernel kernel = jit::compileKernel(spec, scheme::parseScheme("R(i) T(8,k) V(j)"));

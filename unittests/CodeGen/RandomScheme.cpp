@@ -241,14 +241,33 @@ scheme::Scheme randomScheme(const spec::Spec &spec, int vectorWidth,
     }
     insertAbove(pack);
   }
+  auto parallelT = [&](size_t i) -> const scheme::TAtom * {
+    const auto *t = i < reductionRun ? std::get_if<scheme::TAtom>(&loops[i])
+                                     : nullptr;
+    return t && !spec.isReduction(spec.dimId(t->dim)) ? t : nullptr;
+  };
   if (chance(random, 0.2)) {
     // The outermost T on a parallel dimension becomes a Tpar.
-    for (size_t i = 0; i < reductionRun; ++i) {
-      auto *t = std::get_if<scheme::TAtom>(&loops[i]);
-      if (t && !spec.isReduction(spec.dimId(t->dim))) {
+    for (size_t i = 0; i < reductionRun; ++i)
+      if (const scheme::TAtom *t = parallelT(i)) {
         loops[i] = scheme::TparAtom{t->count, t->dim};
         break;
       }
+  } else if (chance(random, 0.15)) {
+    // The outermost run of T on parallel dimensions, of one dimension or
+    // several, becomes a Tfused.
+    size_t first = 0;
+    while (first < reductionRun && !parallelT(first))
+      ++first;
+    scheme::TfusedAtom fused;
+    size_t end = first;
+    for (; parallelT(end); ++end)
+      fused.loops.emplace_back(parallelT(end)->dim, parallelT(end)->count);
+    if (!fused.loops.empty()) {
+      loops.erase(loops.begin() + static_cast<int64_t>(first) + 1,
+                  loops.begin() + static_cast<int64_t>(end));
+      loops[first] = std::move(fused);
+      reductionRun -= end - first - 1;
     }
   }
   if (reductionRun < loops.size() && chance(random, 0.3)) {

@@ -68,19 +68,44 @@ double accumulatorVolume(const scheme::TileNode &node, const spec::Spec &spec,
   return total;
 }
 
+/// The first parallel loop in `node`'s subtree (a scheme has at most one;
+/// a Lambda above it repeats it), or null.
+const scheme::TileNode *findParallelLoop(const scheme::TileNode &node) {
+  if (node.kind == scheme::TileNode::Kind::Loop &&
+      node.loopKind == scheme::LoopKind::Parallel)
+    return &node;
+  for (const scheme::TileNode &child : node.children)
+    if (const scheme::TileNode *found = findParallelLoop(child))
+      return found;
+  return nullptr;
+}
+
 } // namespace
+
+double DataMovementModel::parallelSpeedup(const scheme::TileTree &tree,
+                                          int workers) {
+  const scheme::TileNode *parallel = findParallelLoop(tree.root);
+  if (!parallel || workers < 2)
+    return 1;
+  int64_t iterations = 1;
+  for (const auto &loop : parallel->loops)
+    iterations *= loop.second;
+  int64_t rounds = (iterations + workers - 1) / workers;
+  return static_cast<double>(iterations) / static_cast<double>(rounds);
+}
 
 double DataMovementModel::accumulatorBytes(const scheme::TileTree &tree,
                                            const spec::Spec &spec) {
   return accumulatorVolume(tree.root, spec, 1);
 }
 
-DataMovementModel DataMovementModel::forHost(const HostInfo &host) {
+DataMovementModel DataMovementModel::forHost(const HostInfo &host,
+                                             int workers) {
   const double fill[] = {64, 32, 16};
   std::vector<CacheModelLevel> levels;
   for (size_t i = 0; i < host.dataCaches.size() && i < 3; ++i)
     levels.push_back({host.dataCaches[i].bytes, fill[i]});
-  return DataMovementModel(std::move(levels));
+  return DataMovementModel(std::move(levels), workers);
 }
 
 std::vector<double> DataMovementModel::movement(const scheme::TileTree &tree,
@@ -98,7 +123,8 @@ double DataMovementModel::cost(const scheme::TileTree &tree,
   double cycles = 0;
   for (size_t i = 0; i < levels_.size(); ++i)
     cycles += bytes[i] / levels_[i].fillBytesPerCycle;
-  return cycles + accumulatorBytes(tree, spec) / kAccumulatorBytesPerCycle;
+  cycles += accumulatorBytes(tree, spec) / kAccumulatorBytesPerCycle;
+  return cycles / parallelSpeedup(tree, workers_);
 }
 
 double DataMovementModel::cost(const scheme::Scheme &scheme,

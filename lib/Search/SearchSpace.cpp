@@ -334,19 +334,54 @@ void SearchSpace::maybeParallelize(std::vector<scheme::Atom> &atoms,
   if (workers_ < 2 || !std::bernoulli_distribution(0.5)(random))
     return;
   // Loops over output dimensions only: the workers write distinct tiles.
+  auto outputLoop = [&](size_t p) -> const scheme::TAtom * {
+    const auto *t = std::get_if<scheme::TAtom>(&atoms[p]);
+    return t && !spec_.isReduction(spec_.dimId(t->dim)) ? t : nullptr;
+  };
   std::vector<size_t> loops;
   for (size_t p = 0; p < atoms.size(); ++p)
-    if (const auto *t = std::get_if<scheme::TAtom>(&atoms[p]);
-        t && !spec_.isReduction(spec_.dimId(t->dim)) && t->count >= workers_)
+    if (const scheme::TAtom *t = outputLoop(p); t && t->count >= workers_)
       loops.push_back(p);
-  if (loops.empty())
+  // The outermost output loops next to each other, fused into one: enough
+  // iterations for the workers where each loop alone has few (Tfused).
+  size_t fusedBegin = 0;
+  while (fusedBegin < atoms.size() && !outputLoop(fusedBegin))
+    ++fusedBegin;
+  size_t fusedEnd = fusedBegin;
+  int64_t fusedIterations = 1;
+  for (; fusedEnd < atoms.size() && outputLoop(fusedEnd); ++fusedEnd)
+    fusedIterations *= outputLoop(fusedEnd)->count;
+  bool canFuse = fusedEnd - fusedBegin >= 2 && fusedIterations >= workers_;
+  if (loops.empty() && !canFuse)
     return;
-  auto divided = std::find_if(loops.begin(), loops.end(), [&](size_t p) {
-    return std::get<scheme::TAtom>(atoms[p]).count % workers_ == 0;
-  });
-  size_t position = divided != loops.end() ? *divided : loops.front();
-  const auto loop = std::get<scheme::TAtom>(atoms[position]);
-  atoms[position] = scheme::TparAtom{loop.count, loop.dim};
+  // Where the workers share the nest is drawn among three choices, since
+  // none is always best and measuring them is what the tuner is for: the
+  // outermost loop (one fork and join, shares perhaps uneven), the
+  // outermost that the workers divide evenly, and the fused loops.
+  std::vector<size_t> choices;
+  if (!loops.empty()) {
+    choices.push_back(loops.front());
+    auto divided = std::find_if(loops.begin(), loops.end(), [&](size_t p) {
+      return std::get<scheme::TAtom>(atoms[p]).count % workers_ == 0;
+    });
+    if (divided != loops.end() && *divided != loops.front())
+      choices.push_back(*divided);
+  }
+  const size_t kFuse = atoms.size();
+  if (canFuse)
+    choices.push_back(kFuse);
+  size_t choice = pickUniform(choices, random);
+  if (choice != kFuse) {
+    const auto loop = std::get<scheme::TAtom>(atoms[choice]);
+    atoms[choice] = scheme::TparAtom{loop.count, loop.dim};
+    return;
+  }
+  scheme::TfusedAtom fused;
+  for (size_t p = fusedBegin; p < fusedEnd; ++p)
+    fused.loops.emplace_back(outputLoop(p)->dim, outputLoop(p)->count);
+  atoms.erase(atoms.begin() + static_cast<std::ptrdiff_t>(fusedBegin) + 1,
+              atoms.begin() + static_cast<std::ptrdiff_t>(fusedEnd));
+  atoms[fusedBegin] = std::move(fused);
 }
 
 } // namespace ttile::search

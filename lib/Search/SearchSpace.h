@@ -23,10 +23,12 @@
 //     any Lambda over their dimensions: laid out ahead, their Pack costs
 //     nothing at run time;
 //  6. with several workers (the thread pool's, TTILE_NUM_THREADS), for
-//     half the candidates a parallel loop (Tpar, thesis 5.6): the outermost
-//     loop over an output dimension whose count the workers divide, else
-//     the outermost with at least as many iterations as workers. The other
-//     half stay serial, for the layers too small to share.
+//     half the candidates a parallel loop (thesis 5.6), drawn among: a Tpar
+//     of the outermost loop over an output dimension with at least as many
+//     iterations as workers, a Tpar of the outermost one whose count the
+//     workers divide, and a Tfused of the outermost output loops next to
+//     each other. The other half stay serial, for the layers too small to
+//     share; the model (DataMovementModel.h) ranks them below.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
 // then complete it at random. When nothing divides (a prime size below the
@@ -74,6 +76,7 @@ public:
               int64_t packBudgetBytes = 0, int workers = 1);
 
   const spec::Spec &spec() const { return spec_; }
+  int workers() const { return workers_; }
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.
   const std::vector<MicrokernelChoice> &choices() const { return choices_; }
@@ -97,8 +100,8 @@ private:
   void maybePack(std::vector<scheme::Atom> &atoms, size_t end,
                  const std::vector<int64_t> &kernelTile,
                  std::mt19937_64 &random) const;
-  /// With probability 1/2 and several workers, turns the loop item 6 of
-  /// the space names into a Tpar.
+  /// With probability 1/2 and several workers, turns one of the loops item
+  /// 6 of the space names into a Tpar, or fuses them into a Tfused.
   void maybeParallelize(std::vector<scheme::Atom> &atoms,
                         std::mt19937_64 &random) const;
 

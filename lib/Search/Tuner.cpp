@@ -122,7 +122,8 @@ std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
       candidates.push_back(std::move(candidate));
   }
   if (draws > trials) {
-    DataMovementModel model = DataMovementModel::forHost(host());
+    DataMovementModel model =
+        DataMovementModel::forHost(host(), space.workers());
     std::vector<std::pair<double, size_t>> ranked;
     for (size_t i = 0; i < candidates.size(); ++i)
       ranked.emplace_back(

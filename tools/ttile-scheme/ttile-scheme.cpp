@@ -20,6 +20,7 @@
 #include "Scheme/Validate.h"
 #include "Search/DataMovementModel.h"
 #include "Support/Host.h"
+#include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -59,7 +60,9 @@ int run(const Options &options) {
     std::cout << scheme::formatFootprintTable(
         scheme::footprintTable(tree, *spec), *spec);
   if (options.model) {
-    search::DataMovementModel model = search::DataMovementModel::forHost(host());
+    // Ranked for the thread pool's workers, as the tuner ranks it.
+    search::DataMovementModel model =
+        search::DataMovementModel::forHost(host(), workerCount());
     // As the tuner ranks it: compiled, with its inferred Hoist.
     scheme::TileTree compiled = scheme::buildTileTree(
         scheme::withInferredHoist(scheme, *spec), *spec, options.vectorWidth);
@@ -71,6 +74,11 @@ int run(const Options &options) {
               << search::DataMovementModel::accumulatorBytes(compiled, *spec) *
                      1e-6
               << " MB\n";
+    double speedup =
+        search::DataMovementModel::parallelSpeedup(compiled, workerCount());
+    if (speedup != 1)
+      std::cout << "parallel speedup: " << speedup << " on " << workerCount()
+                << " workers\n";
     std::cout << "cost: " << model.cost(compiled, *spec) << " cycles\n";
   }
   return 0;

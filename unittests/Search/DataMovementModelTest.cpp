@@ -39,6 +39,37 @@ TEST(DataMovementModel, ThesisExampleIntoA4MiBCache) {
                                   DataMovementModel::kAccumulatorBytesPerCycle);
 }
 
+TEST(DataMovementModel, WorkersDivideTheCostByTheirSpeedup) {
+  spec::Spec spec = thesisConv();
+  auto treeOf = [&](const std::string &outer) {
+    return scheme::validateScheme(
+        scheme::parseScheme(outer + " T(3,r) T(4,h) T(2,c) T(4,w) T(8,k) "
+                                    "T(3,s) T(48,h) T(256,c) U(12,w) U(2,k) "
+                                    "V(k)"),
+        spec, 16);
+  };
+  scheme::TileTree serial = treeOf("T(4,w)");
+  scheme::TileTree even = treeOf("Tpar(4,w)");
+  scheme::TileTree uneven = treeOf("Tpar(2,w) T(2,w)");
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(serial, 3), 1);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(even, 1), 1);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(even, 2), 2);
+  // Four iterations on three workers take two rounds.
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(even, 3), 2);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(uneven, 4), 2);
+  scheme::TileTree fused = scheme::validateScheme(
+      scheme::parseScheme("Tfused([(w,4),(h,4)]) T(3,r) T(2,c) T(4,w) T(8,k) "
+                          "T(3,s) T(48,h) T(256,c) U(12,w) U(2,k) V(k)"),
+      spec, 16);
+  // 16 iterations on six workers take three rounds.
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelSpeedup(fused, 6), 16.0 / 3);
+
+  std::vector<CacheModelLevel> levels{{4 << 20, 1.0}};
+  DataMovementModel one(levels), two(levels, 2);
+  EXPECT_DOUBLE_EQ(two.cost(serial, spec), one.cost(serial, spec));
+  EXPECT_DOUBLE_EQ(two.cost(even, spec), one.cost(even, spec) / 2);
+}
+
 TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
   spec::Spec spec = spec::matmul(16, 16, 16);
   scheme::TileTree tree =

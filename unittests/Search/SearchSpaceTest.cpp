@@ -242,32 +242,43 @@ TEST(SearchSpace, PacksConstantWeightsThatFitTheBudgetWhole) {
   EXPECT_GT(packed, 50);
 }
 
-TEST(SearchSpace, WorkersShareAnOutputLoopInHalfTheCandidates) {
+TEST(SearchSpace, WorkersShareOutputLoopsInHalfTheCandidates) {
   for (const testing::PaperLayer &layer : testing::paperLayers()) {
     spec::Spec spec = layer.spec();
     SearchSpace space(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth,
                       kPackBudget, /*workers=*/2);
     std::mt19937_64 random(11);
-    int parallel = 0;
+    int parallel = 0, fused = 0;
     const int samples = 60;
     for (int i = 0; i < samples; ++i) {
       scheme::Scheme scheme = space.sample(random);
       std::string text = scheme::printScheme(scheme);
       EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth))
           << layer.name << ": " << text;
-      int tpars = 0;
+      int parallelAtoms = 0;
       for (const scheme::Atom &atom : scheme.atoms)
         if (const auto *tpar = std::get_if<scheme::TparAtom>(&atom)) {
-          ++tpars;
+          ++parallelAtoms;
           EXPECT_FALSE(spec.isReduction(spec.dimId(tpar->dim))) << text;
           EXPECT_GE(tpar->count, 2) << text;
+        } else if (const auto *tfused = std::get_if<scheme::TfusedAtom>(&atom)) {
+          ++parallelAtoms;
+          ++fused;
+          int64_t iterations = 1;
+          for (const auto &[dim, count] : tfused->loops) {
+            EXPECT_FALSE(spec.isReduction(spec.dimId(dim))) << text;
+            iterations *= count;
+          }
+          EXPECT_GE(tfused->loops.size(), 2u) << text;
+          EXPECT_GE(iterations, 2) << text;
         }
-      EXPECT_LE(tpars, 1) << text;
-      parallel += tpars;
+      EXPECT_LE(parallelAtoms, 1) << text;
+      parallel += parallelAtoms;
     }
     // Every paper layer has an output loop of two iterations or more.
     EXPECT_GT(parallel, samples / 4) << layer.name;
     EXPECT_LT(parallel, samples * 3 / 4) << layer.name;
+    EXPECT_LT(fused, parallel) << layer.name;
   }
   // One worker: serial candidates only.
   spec::Spec spec = testing::paperLayers()[0].spec();

@@ -81,7 +81,6 @@ public:
       body_ = body;
       context_ = context;
       iterations_ = iterations;
-      next_.store(0, std::memory_order_relaxed);
       pending_.store(workers_ - 1, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
@@ -95,8 +94,15 @@ public:
   }
 
 private:
+  /// Worker w runs the w-th of workers_ contiguous blocks of iterations:
+  /// the iterations of a parallel loop cost the same, and a shared counter
+  /// would bounce its cache line between the cores at every iteration (on
+  /// a depthwise layer of 32 iterations of 0.3 us each, the loop took 2.3
+  /// times as long as on one thread).
   void work(int worker) {
-    for (int64_t i = next_.fetch_add(1); i < iterations_; i = next_.fetch_add(1))
+    int64_t begin = iterations_ * worker / workers_;
+    int64_t end = iterations_ * (worker + 1) / workers_;
+    for (int64_t i = begin; i < end; ++i)
       body_(context_, i, worker);
   }
 
@@ -140,7 +146,6 @@ private:
   Body body_ = nullptr;
   void *context_ = nullptr;
   int64_t iterations_ = 0;
-  std::atomic<int64_t> next_{0};      ///< Next iteration to claim.
   std::atomic<int> pending_{0};       ///< Workers yet to finish this loop.
   std::atomic<uint64_t> generation_{0}; ///< Loops published so far.
   std::atomic<bool> stopping_{false};

@@ -30,10 +30,16 @@ const MicrokernelFamily &MicrokernelFamily::matmul() {
 // has no channel reduction to hold accumulators over: its microkernels
 // vectorize the channels (g), unroll w and the window's columns s, and the
 // loop right above runs over the window's rows r with the accumulators in
-// registers. Loads outnumber multiply-adds here: the layer is memory-bound.
+// registers. Loads outnumber multiply-adds here: the layer is memory-bound,
+// and its tiles walk the NHWC layout in memory order, the channels
+// innermost. Measured alternately on MobileNet's depthwise layers, the
+// tuned schemes with their channel loops moved below the spatial ones ran
+// 4-35% faster (-3dw: 48 -> 60 GFLOP/s), although the data-movement model
+// counts fewer bytes into the L1 for the channel blocks.
 const MicrokernelFamily &MicrokernelFamily::depthwise() {
   static const MicrokernelFamily family{
-      "depthwise", {"s", "w", "g"}, "g", "w", "r", {"w", "g"}, {"s"}};
+      "depthwise", {"s", "w", "g"}, "g", "w", "r", {"w", "g"}, {"s"},
+      /*vectorLoopsInnermost=*/true};
   return family;
 }
 

@@ -39,6 +39,10 @@ struct MicrokernelFamily {
   std::vector<std::string> outputDims;
   /// Unrolled dimensions that take window sizes ("r s"), not any factor.
   std::vector<std::string> windowDims;
+  /// Whether the loops over vectorDim sit right above the reuse loop, below
+  /// every other, so that the tiles walk the layout in memory order: for a
+  /// memory-bound family (SearchSpace.h, item 3).
+  bool vectorLoopsInnermost = false;
 
   static const MicrokernelFamily &conv2d();
   static const MicrokernelFamily &matmul();

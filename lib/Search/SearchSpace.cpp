@@ -233,8 +233,10 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
     inner.push_back(scheme::TAtom{reuseCount, family_.reuseDim});
   remaining[reuse] /= reuseCount;
 
-  // Levels above, innermost first: a (dimension, factor) pair at a time.
+  // Levels above, innermost first: a (dimension, factor) pair at a time,
+  // the vectorized dimension's first where the family streams it.
   std::vector<scheme::Atom> levels;
+  const spec::DimId vector = spec_.dimId(family_.vectorDim);
   while (true) {
     std::vector<std::pair<spec::DimId, int64_t>> pairs;
     for (size_t d = 0; d < remaining.size(); ++d)
@@ -243,6 +245,8 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
           pairs.emplace_back(static_cast<spec::DimId>(d), factor);
     if (pairs.empty())
       break;
+    if (family_.vectorLoopsInnermost && remaining[vector] > 1)
+      std::erase_if(pairs, [&](const auto &pair) { return pair.first != vector; });
     auto [dim, factor] = pickUniform(pairs, random);
     levels.push_back(scheme::TAtom{factor, spec_.dims[dim].name});
     remaining[dim] /= factor;

@@ -12,6 +12,8 @@
 //     least 32 iterations of it;
 //  3. then, level by level, a (dimension, factor) pair drawn uniformly among
 //     the divisors of what is left to cover, until everything is covered;
+//     for a family whose vectorized dimension is streamed (depthwise), its
+//     pairs first, so that its loops sit below every other;
 //  4. a combination's Lambda placed at any level above the reuse loop;
 //  5. where the weights (the input indexed by the vectorized dimension and
 //     not by the combination one) exceed the pack budget, for half the

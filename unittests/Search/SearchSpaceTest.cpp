@@ -333,6 +333,40 @@ TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   }
 }
 
+TEST(SearchSpace, DepthwiseChannelLoopsSitBelowTheSpatialOnes) {
+  // MobileNet-3dw: 128 channels at 56x56. The channels are the layout's
+  // innermost axis; every sample walks them innermost.
+  spec::ConvShape shape{.K = 128, .C = 128, .H = 56, .W = 56, .R = 3, .S = 3,
+                        .padTop = 1, .padLeft = 1, .padBottom = 1,
+                        .padRight = 1, .groups = 128};
+  spec::Spec spec = spec::conv2d(shape);
+  const MicrokernelFamily &family = familyOf(spec);
+  std::vector<MicrokernelClass> classes = {{{{3, 0, 1}}, {7, 8, 14}, 80},
+                                           {{{3, 0, 2}}, {7, 8}, 49}};
+  SearchSpace space(spec, family, classes, kWidth, 0, /*workers=*/2);
+  std::mt19937_64 random(7);
+  int channelLoops = 0;
+  for (int i = 0; i < 50; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    std::string text = scheme::printScheme(scheme);
+    EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth)) << text;
+    bool channelSeen = false;
+    for (const scheme::Atom &atom : scheme.atoms) {
+      const auto *t = std::get_if<scheme::TAtom>(&atom);
+      if (!t || t->dim == "r")
+        continue;
+      if (t->dim == "g") {
+        channelSeen = true;
+        ++channelLoops;
+      } else {
+        EXPECT_FALSE(channelSeen) << "a loop over " << t->dim
+                                  << " below the channels: " << text;
+      }
+    }
+  }
+  EXPECT_GT(channelLoops, 0);
+}
+
 TEST(SearchSpace, FamilyOfSpecs) {
   EXPECT_EQ(familyOf(spec::matmul(4, 4, 4)).name, "matmul");
   EXPECT_EQ(familyOf(testing::paperLayers()[0].spec()).name, "conv2d");

@@ -2,12 +2,13 @@
 //
 // Between parallel loops the workers spin for a while before they sleep, as
 // OpenMP runtimes do. Waking a sleeping thread through the kernel costs tens
-// of microseconds on this kind of machine, as long as a whole small layer:
-// with sleeping workers the caller had often taken every iteration before
-// a worker woke, and a Tpar kernel ran serially (MobileNet-3dw on two
-// threads at 0.34 of oneDNN). A spinning worker sees a new loop within a
-// fraction of a microsecond. The spin ends after kSpinBeforeSleeping, so an
-// idle process costs at most that much CPU per worker after its last loop.
+// of microseconds on this kind of machine, as long as a whole small layer,
+// and every loop waits for each worker's block (work()). When the workers
+// slept after every loop, a Tpar kernel ran little faster than a serial one
+// (MobileNet-3dw on two threads at 0.34 of oneDNN). A spinning worker sees a
+// new loop within a fraction of a microsecond. The spin ends after
+// kSpinBeforeSleeping, so an idle process costs at most that much CPU per
+// worker after its last loop.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,9 +3,9 @@
 // The workers that run the iterations of Tpar and Tfused loops. One pool per
 // process, of TTILE_NUM_THREADS workers (default: the hardware threads), the
 // calling thread being worker 0. Each worker runs a contiguous block of a
-// loop's iterations, which all cost the same. Generated code reaches it through the C
-// symbol ttile_parallel_for, so a kernel needs nothing but a function
-// pointer.
+// loop's iterations, which all cost the same. Generated code reaches it
+// through the C symbol ttile_parallel_for, so a kernel needs nothing but a
+// function pointer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SUPPORT_THREADPOOL_H

@@ -60,10 +60,10 @@ int run(const Options &options) {
     std::cout << scheme::formatFootprintTable(
         scheme::footprintTable(tree, *spec), *spec);
   if (options.model) {
-    // Ranked for the thread pool's workers, as the tuner ranks it.
+    // As the tuner ranks it: for the thread pool's workers, compiled, with
+    // its inferred Hoist.
     search::DataMovementModel model =
         search::DataMovementModel::forHost(host(), workerCount());
-    // As the tuner ranks it: compiled, with its inferred Hoist.
     scheme::TileTree compiled = scheme::buildTileTree(
         scheme::withInferredHoist(scheme, *spec), *spec, options.vectorWidth);
     std::vector<double> bytes = model.movement(compiled, *spec);

@@ -137,4 +137,36 @@ Measurement measure(const std::function<void()> &run,
   return best;
 }
 
+std::vector<Measurement>
+measureAlternately(const std::vector<std::function<void()>> &runs,
+                   const MeasureOptions &options) {
+  checkOptions(options);
+  IntervalTimer timer;
+  std::vector<int64_t> calls;
+  for (const std::function<void()> &run : runs) {
+    for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
+      run();
+    calls.push_back(options.coldCache
+                        ? 1
+                        : calibrateCalls(run, options.minSeconds /
+                                                  options.repetitions,
+                                         timer));
+  }
+  std::vector<std::vector<TimerReading>> readings(runs.size());
+  for (int round = 0; round < options.repetitions; ++round)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      // A batch of one call is as long as the whole batch of a short kernel:
+      // an untimed call before it would double the cost of measuring it.
+      if (!options.coldCache && calls[i] > 1)
+        runs[i]();
+      readings[i].push_back(
+          timeBatch(runs[i], calls[i], options.coldCache, timer));
+    }
+  std::vector<Measurement> measurements;
+  for (size_t i = 0; i < runs.size(); ++i)
+    measurements.push_back(
+        summarize(readings[i], calls[i], timer.counterNames()));
+  return measurements;
+}
+
 } // namespace ttile::measure

@@ -20,6 +20,14 @@
 // With the defaults (50 ms, 7 batches) a candidate costs about 0.1 s
 // including calibration, so tuning 20 candidates takes a few seconds.
 //
+// Alternately: measureAlternately() times several kernels against each
+// other. Each is warmed up and calibrated as above, then every repetition
+// is a round that times one batch of each kernel in turn, after one
+// untimed call (the batch before was another kernel's). On a shared
+// machine whose speed drifts by 5-10% over seconds, measuring one kernel
+// after the other compares the moments as much as the kernels; within a
+// round, batches milliseconds apart see the same machine.
+//
 // Cold cache: every call is preceded by flushCaches() and timed on its
 // own, the flush excluded; a batch is a single call. The minimum time does
 // not apply there: a flush costs milliseconds, and a call from cold caches
@@ -34,6 +42,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ttile::measure {
 
@@ -70,6 +79,13 @@ struct Measurement {
 /// ttile::Error for options out of range; exceptions from `run` propagate.
 Measurement measure(const std::function<void()> &run,
                     const MeasureOptions &options = {});
+
+/// Measures every run of `runs` in rounds (see above): one Measurement per
+/// run, in order, over `repetitions` rounds. There is no re-measuring: a
+/// noisy round hits every run alike. Throws as measure() does.
+std::vector<Measurement>
+measureAlternately(const std::vector<std::function<void()>> &runs,
+                   const MeasureOptions &options = {});
 
 } // namespace ttile::measure
 

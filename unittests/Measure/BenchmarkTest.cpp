@@ -12,7 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <vector>
 
 namespace ttile::measure {
 namespace {
@@ -131,6 +134,55 @@ TEST(Benchmark, RejectsInvalidOptions) {
 
 TEST(Benchmark, ExceptionsFromTheFunctionPropagate) {
   EXPECT_THROW(measure([] { throw std::runtime_error("boom"); }, quick()),
+               std::runtime_error);
+}
+
+TEST(Benchmark, MeasuresEveryRunInRounds) {
+  SumWorkload small, large;
+  large.data = AlignedBuffer(16 * 4096);
+  MeasureOptions options = quick();
+  std::vector<int> order; // Which run each call was.
+  std::vector<std::function<void()>> runs = {
+      [&] { order.push_back(0); small(); },
+      [&] { order.push_back(1); large(); }};
+  std::vector<Measurement> measurements = measureAlternately(runs, options);
+  ASSERT_EQ(measurements.size(), 2u);
+  for (const Measurement &measurement : measurements) {
+    expectConsistent(measurement, options);
+    EXPECT_EQ(measurement.repetitions, options.repetitions);
+    EXPECT_EQ(measurement.remeasures, 0);
+  }
+  // Warm-up and calibration run each kernel on its own; then each round
+  // switches from one run to the other and back.
+  int switches = 0;
+  for (size_t i = 1; i < order.size(); ++i)
+    switches += order[i] != order[i - 1];
+  EXPECT_GE(switches, 2 * options.repetitions - 1);
+  int64_t smallCalls = std::count(order.begin(), order.end(), 0);
+  EXPECT_GE(smallCalls, options.warmupRuns +
+                            options.repetitions *
+                                measurements[0].callsPerRepetition);
+}
+
+TEST(Benchmark, AlternateColdCacheTimesSingleCalls) {
+  SumWorkload first, second;
+  MeasureOptions options = quick();
+  options.coldCache = true;
+  options.repetitions = 2;
+  std::vector<Measurement> measurements =
+      measureAlternately({[&] { first(); }, [&] { second(); }}, options);
+  ASSERT_EQ(measurements.size(), 2u);
+  for (const Measurement &measurement : measurements)
+    EXPECT_EQ(measurement.callsPerRepetition, 1);
+}
+
+TEST(Benchmark, AlternatelyChecksOptionsAndPropagatesExceptions) {
+  MeasureOptions invalid = quick();
+  invalid.repetitions = 0;
+  EXPECT_THROW(measureAlternately({[] {}}, invalid), Error);
+  EXPECT_TRUE(measureAlternately({}, quick()).empty());
+  EXPECT_THROW(measureAlternately(
+                   {[] {}, [] { throw std::runtime_error("boom"); }}, quick()),
                std::runtime_error);
 }
 

@@ -1,7 +1,7 @@
 //===- ttile-gen.cpp - Show the code ttile generates for a scheme ---------===//
 //
 //   ttile-gen PROBLEM [--emit ir|opt|asm|none] [--check] [--measure]
-//             [--repeat N] [--no-hoist] SCHEME
+//             [--repeat N] [--no-hoist] SCHEME...
 //
 // Lowers a scheme for a problem to LLVM IR and JIT-compiles it in-process,
 // like llc: --emit ir prints the IR as lowered, --emit opt (the default)
@@ -10,6 +10,9 @@
 // --measure times it with the measurement protocol and reports GFLOP/s and
 // the percentage of the FP32 peak measured in the same process; with
 // --repeat N it compiles and measures N times and reports the medians.
+// Several schemes are lowered in turn, and --measure times their kernels
+// against each other, alternately (measureAlternately in Benchmark.h), on
+// the same buffers: the way to compare schemes on a shared machine.
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -31,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 using namespace ttile;
@@ -44,7 +48,7 @@ struct Options {
   bool measure = false;
   int repeat = 1;
   bool noHoist = false;
-  std::string scheme;
+  std::vector<std::string> schemes;
 };
 
 /// Runs the kernel on random inputs and reports against the reference.
@@ -64,29 +68,46 @@ double median(std::vector<double> values) {
                            : (values[middle - 1] + values[middle]) / 2;
 }
 
-/// Compiles `repeat` times and times each kernel, hot cache; reports the
-/// medians against the peak measured in this process.
-void measureKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
-                   const jit::CompileOptions &compile, int repeat) {
+/// Compiles every scheme `repeat` times and times each compilation's
+/// kernels against each other, hot cache; reports each scheme's medians
+/// against the peak measured in this process.
+void measureKernels(const spec::Spec &spec,
+                    const std::vector<scheme::Scheme> &schemes,
+                    const jit::CompileOptions &compile, int repeat) {
   measure::TensorBuffers buffers(spec, 42);
-  std::vector<double> compileSeconds, runSeconds;
+  std::vector<std::vector<double>> compileSeconds(schemes.size()),
+      runSeconds(schemes.size());
   for (int i = 0; i < repeat; ++i) {
-    jit::Kernel kernel = jit::compileKernel(spec, scheme, compile);
-    measure::KernelArguments arguments(kernel, buffers);
-    measure::Measurement timing =
-        measure::measure([&] { kernel.run(arguments.pointers()); });
-    compileSeconds.push_back(kernel.compileSeconds());
-    runSeconds.push_back(timing.medianSeconds);
+    std::vector<jit::Kernel> kernels;
+    std::vector<measure::KernelArguments> arguments;
+    for (const scheme::Scheme &scheme : schemes) {
+      kernels.push_back(jit::compileKernel(spec, scheme, compile));
+      arguments.emplace_back(kernels.back(), buffers);
+    }
+    std::vector<std::function<void()>> runs;
+    for (size_t k = 0; k < kernels.size(); ++k)
+      runs.push_back([&, k] { kernels[k].run(arguments[k].pointers()); });
+    std::vector<measure::Measurement> timings =
+        measure::measureAlternately(runs);
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      compileSeconds[k].push_back(kernels[k].compileSeconds());
+      runSeconds[k].push_back(timings[k].medianSeconds);
+    }
   }
   double peak = measure::measuredPeakFlops();
-  double flops = static_cast<double>(spec.flops()) / median(runSeconds);
-  std::fprintf(stderr,
-               "measure: %d run%s; median compile %.1f ms; median %.3f us; "
-               "%.1f GFLOP/s = %.1f%% of the measured peak %.1f GFLOP/s "
-               "(%s)\n",
-               repeat, repeat == 1 ? "" : "s", median(compileSeconds) * 1e3,
-               median(runSeconds) * 1e6, flops * 1e-9, 100 * flops / peak,
-               peak * 1e-9, measure::clockDescription().c_str());
+  for (size_t k = 0; k < schemes.size(); ++k) {
+    double flops = static_cast<double>(spec.flops()) / median(runSeconds[k]);
+    std::string which =
+        schemes.size() == 1 ? "" : " scheme " + std::to_string(k + 1);
+    std::fprintf(stderr,
+                 "measure%s: %d run%s; median compile %.1f ms; median %.3f "
+                 "us; %.1f GFLOP/s = %.1f%% of the measured peak %.1f "
+                 "GFLOP/s (%s)\n",
+                 which.c_str(), repeat, repeat == 1 ? "" : "s",
+                 median(compileSeconds[k]) * 1e3, median(runSeconds[k]) * 1e6,
+                 flops * 1e-9, 100 * flops / peak, peak * 1e-9,
+                 measure::clockDescription().c_str());
+  }
 }
 
 int run(const Options &options) {
@@ -99,21 +120,24 @@ int run(const Options &options) {
   compile.keepIR = options.emit == "ir";
   compile.keepOptimizedIR = options.emit == "opt";
   compile.keepAssembly = options.emit == "asm";
-  jit::Kernel kernel =
-      jit::compileKernel(*spec, scheme::parseScheme(options.scheme), compile);
-
-  std::cout << "; " << spec->str() << "\n; "
-            << scheme::printScheme(kernel.scheme()) << "\n";
-  if (compile.keepIR)
-    std::cout << kernel.ir();
-  else if (compile.keepOptimizedIR)
-    std::cout << kernel.optimizedIR();
-  else if (compile.keepAssembly)
-    std::cout << kernel.assembly();
-  if (options.check && !checkKernel(kernel))
-    return tools::kExitFailure;
+  std::vector<scheme::Scheme> schemes;
+  for (const std::string &text : options.schemes) {
+    jit::Kernel kernel =
+        jit::compileKernel(*spec, scheme::parseScheme(text), compile);
+    std::cout << "; " << spec->str() << "\n; "
+              << scheme::printScheme(kernel.scheme()) << "\n";
+    if (compile.keepIR)
+      std::cout << kernel.ir();
+    else if (compile.keepOptimizedIR)
+      std::cout << kernel.optimizedIR();
+    else if (compile.keepAssembly)
+      std::cout << kernel.assembly();
+    if (options.check && !checkKernel(kernel))
+      return tools::kExitFailure;
+    schemes.push_back(kernel.scheme());
+  }
   if (options.measure)
-    measureKernel(*spec, kernel.scheme(), compile, options.repeat);
+    measureKernels(*spec, schemes, compile, options.repeat);
   return 0;
 }
 
@@ -138,7 +162,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1000));
   app.add_flag("--no-hoist", options.noHoist,
                "do not insert the Hoist of the output accumulators");
-  app.add_option("scheme", options.scheme, "the scheme")->required();
+  app.add_option("schemes", options.schemes,
+                 "the scheme; with --measure, several are timed alternately")
+      ->required();
 
   return tools::runTool(app, argc, argv, [&] { return run(options); });
 }

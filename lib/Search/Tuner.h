@@ -7,9 +7,11 @@
 // wrong result is logged as an error and discarded: it can never win. One
 // whose checked (cold) run is already several times slower than the best
 // median cannot win either, and is not timed further: on large layers a
-// slow candidate's full measurement would cost seconds. The three fastest
-// are timed once more at the end, since other work on the machine only
-// ever slows a measurement down, and the fastest of them wins.
+// slow candidate's full measurement would cost seconds. The five fastest
+// are timed again at the end, against each other in rounds
+// (measureAlternately in Benchmark.h), and the one with the fastest round
+// wins: a shared machine's speed drifts, and other work only ever slows a
+// measurement down.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_TUNER_H

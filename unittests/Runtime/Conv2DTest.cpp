@@ -592,9 +592,9 @@ TEST_F(Conv2DTest, ReportsProgress) {
     if (i > 0)
       EXPECT_GE(steps[i].bestGflops, steps[i - 1].bestGflops);
   }
-  // The fastest candidates are timed once more at the end, each keeping
-  // the faster of its two figures: the result is at least the last step's.
-  EXPECT_GE(conv.tuneInfo().gflops, steps.back().bestGflops);
+  // The fastest candidates are timed again at the end, against each other:
+  // the result is that measurement, not the progress's.
+  EXPECT_GT(conv.tuneInfo().gflops, 0);
 }
 
 TEST_F(Conv2DTest, IsMovable) {

@@ -259,6 +259,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // machine, and other work only ever slows a round down, though not every
   // kernel alike (in a slow spell of ResNet50-13, five finalists lost
   // 17-22% of their speed, and the one that lost least was not the fastest).
+  // The winner's figure is still the median of its rounds, like every
+  // figure ttile reports.
   Finalist &winner = *std::min_element(
       finalists.begin(), finalists.end(), [](const auto &a, const auto &b) {
         return a.timing.minSeconds < b.timing.minSeconds;

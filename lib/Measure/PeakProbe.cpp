@@ -73,18 +73,12 @@ void emitProbe(ProbeModule &probe) {
 }
 
 PeakInfo runProbe() {
+  PeakKernel kernel;
   PeakInfo peak;
-  peak.lanes = host().vectorWidth;
-  peak.accumulators = accumulatorCount();
-  peak.iterationsPerCall = kIterationsPerCall;
-  ProbeModule probe(kProbeName);
-  emitProbe(probe);
-  std::shared_ptr<jit::JITKernel> kernel = probe.compile();
+  peak.lanes = kernel.lanes();
+  peak.accumulators = kernel.accumulators();
+  peak.iterationsPerCall = kernel.iterationsPerCall();
 
-  int64_t iterations = kIterationsPerCall;
-  float inputs[2] = {0.999f, 0.001f};
-  float result = 0;
-  void *arguments[] = {&iterations, inputs, &result};
   // Many short batches and the fastest of them: nothing but interference
   // (other processes, interrupts, the hypervisor) ever slows a loop that
   // touches no memory, so the fastest batch is the machine's rate and the
@@ -94,10 +88,9 @@ PeakInfo runProbe() {
   options.minSeconds = 0.1;
   options.repetitions = 50;
   options.maxRemeasures = 0;
-  peak.measurement = measure([&] { kernel->entry()(arguments); }, options);
+  peak.measurement = measure([&] { kernel.run(); }, options);
 
-  double flopsPerCall =
-      2.0 * static_cast<double>(iterations) * peak.accumulators * peak.lanes;
+  double flopsPerCall = kernel.flopsPerCall();
   peak.flops = flopsPerCall / peak.measurement.minSeconds;
   // PAPI counts the thread's own core cycles, which pause while it is
   // descheduled, so their median is sound; TSC ticks run on, so the fastest
@@ -119,6 +112,33 @@ PeakInfo runProbe() {
 }
 
 } // namespace
+
+/// The compiled probe and its operands (see emitProbe). run() writes
+/// `result`: one thread at a time calls it.
+struct PeakKernel::Impl {
+  std::shared_ptr<jit::JITKernel> kernel;
+  int64_t iterations = kIterationsPerCall;
+  float inputs[2] = {0.999f, 0.001f};
+  float result = 0;
+  void *arguments[3] = {&iterations, inputs, &result};
+};
+
+PeakKernel::PeakKernel() : impl_(std::make_unique<Impl>()) {
+  ProbeModule probe(kProbeName);
+  emitProbe(probe);
+  impl_->kernel = probe.compile();
+}
+PeakKernel::~PeakKernel() = default;
+PeakKernel::PeakKernel(PeakKernel &&) noexcept = default;
+
+void PeakKernel::run() const { impl_->kernel->entry()(impl_->arguments); }
+double PeakKernel::flopsPerCall() const {
+  return 2.0 * static_cast<double>(kIterationsPerCall) * accumulators() *
+         lanes();
+}
+int PeakKernel::lanes() const { return host().vectorWidth; }
+int PeakKernel::accumulators() const { return accumulatorCount(); }
+int64_t PeakKernel::iterationsPerCall() const { return kIterationsPerCall; }
 
 const PeakInfo &measuredPeak() {
   static const PeakInfo peak = runProbe();

@@ -18,6 +18,7 @@
 #include "Measure/Benchmark.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,28 @@ struct PeakInfo {
   bool coreCycles = false; ///< flopsPerCycle is per core cycle (PAPI).
   std::string clock;       ///< clockDescription() when it was measured.
   Measurement measurement; ///< Of one call of iterationsPerCall.
+};
+
+/// The probe's loop, compiled, to time again beside other work: on a
+/// machine whose speed drifts over minutes (a shared VM), a figure is only
+/// a fraction of the peak measured at the same time. Time it with the
+/// fastest batch, as measuredPeak() does.
+class PeakKernel {
+public:
+  PeakKernel(); ///< Compiles the probe; throws ttile::Error if it cannot.
+  ~PeakKernel();
+  PeakKernel(PeakKernel &&) noexcept;
+
+  /// One call: flopsPerCall() FLOP in about 0.2 ms.
+  void run() const;
+  double flopsPerCall() const;
+  int lanes() const;
+  int accumulators() const;
+  int64_t iterationsPerCall() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// The probe's result, measured on first use (about 0.2 s) and cached for

@@ -26,6 +26,20 @@ TEST(PeakProbe, IsPositiveAndPlausible) {
 
 TEST(PeakProbe, IsMeasuredOnce) { EXPECT_EQ(&measuredPeak(), &measuredPeak()); }
 
+TEST(PeakProbe, KernelTimedAgainDoesTheProbesWork) {
+  // ttile-bench times the probe again beside every layer.
+  const PeakKernel kernel;
+  const PeakInfo &peak = measuredPeak();
+  EXPECT_EQ(kernel.lanes(), peak.lanes);
+  EXPECT_EQ(kernel.accumulators(), peak.accumulators);
+  EXPECT_EQ(kernel.iterationsPerCall(), peak.iterationsPerCall);
+  EXPECT_DOUBLE_EQ(kernel.flopsPerCall(),
+                   2.0 * static_cast<double>(peak.iterationsPerCall) *
+                       peak.accumulators * peak.lanes);
+  Measurement timing = measure([&] { kernel.run(); }, MeasureOptions());
+  EXPECT_GT(kernel.flopsPerCall() / timing.minSeconds, 1e9);
+}
+
 TEST(PeakProbe, LoopIsVectorFmas) {
   if (!host().hasAVX2)
     GTEST_SKIP() << "no FMA on this CPU";

@@ -30,6 +30,19 @@ outputSize(const Conv2DParams &p) {
   }
 }
 
+/// Over the outputs along one axis, the window taps that fall inside the
+/// input: at output o, tap t reads o*stride - padBegin + t*dilation.
+int64_t tapsInside(int64_t outputs, int64_t taps, int64_t inputSize,
+                   int64_t stride, int64_t padBegin, int64_t dilation) {
+  int64_t inside = 0;
+  for (int64_t o = 0; o < outputs; ++o)
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t i = o * stride - padBegin + t * dilation;
+      inside += i >= 0 && i < inputSize;
+    }
+  return inside;
+}
+
 } // namespace
 
 double workMflop(const Conv2DParams &p) {
@@ -40,6 +53,20 @@ double workMflop(const Conv2DParams &p) {
          static_cast<double>(out->second) * static_cast<double>(p.K) *
          static_cast<double>(p.C / p.groups) * static_cast<double>(p.R) *
          static_cast<double>(p.S);
+}
+
+double usefulWorkMflop(const Conv2DParams &p) {
+  std::optional<std::pair<int64_t, int64_t>> out = outputSize(p);
+  if (!out)
+    return 0;
+  // The taps inside the input are a product of one count per axis.
+  int64_t rows = tapsInside(out->first, p.R, p.H, p.strideH, p.padTop,
+                            p.dilationH);
+  int64_t columns = tapsInside(out->second, p.S, p.W, p.strideW, p.padLeft,
+                               p.dilationW);
+  return 2e-6 * static_cast<double>(p.N) * static_cast<double>(rows) *
+         static_cast<double>(columns) * static_cast<double>(p.K) *
+         static_cast<double>(p.C / p.groups);
 }
 
 std::string formatShape(const Conv2DParams &p) {

@@ -22,6 +22,11 @@ std::string formatShape(const Conv2DParams &params);
 /// parameters give no output.
 double workMflop(const Conv2DParams &params);
 
+/// The part of workMflop() whose multiply-adds read the input rather than
+/// its padding: what a kernel that skips the padding's taps computes, as
+/// oneDNN's and ttile's do. Equal to workMflop() for a valid convolution.
+double usefulWorkMflop(const Conv2DParams &params);
+
 } // namespace ttile::tools
 
 #endif // TTILE_TOOLS_COMMON_LAYERSHAPE_H

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -65,16 +66,13 @@ struct Contender {
 /// Times `run` once more and keeps the faster of this median and the one
 /// `outcome` holds.
 void measureInto(Outcome &outcome, const std::function<void()> &run,
-                 const CompareOptions &options, double flops,
-                 double peakFlopsPerThread) {
+                 const CompareOptions &options, double flops) {
   measure::Measurement timing = measure::measure(run, options.measure);
   if (outcome.measured() && outcome.seconds <= timing.medianSeconds)
     return;
   outcome.status = Outcome::Status::Measured;
   outcome.seconds = timing.medianSeconds;
   outcome.gflops = flops / timing.medianSeconds * 1e-9;
-  outcome.percentOfPeak =
-      100 * flops / timing.medianSeconds / (peakFlopsPerThread * options.threads);
 }
 
 Contender prepareTtile(const Conv2DParams &params, LayerData &data,
@@ -126,24 +124,38 @@ Contender prepareOneDnn(const Conv2DParams &params, LayerData &data,
 
 /// Times the contenders in turn, `options.rounds` times, each keeping its
 /// fastest median: on a shared machine, other work only ever slows a
-/// measurement down, and alternating gives both the same chances.
-void measureAlternately(std::vector<Contender *> contenders,
-                        const CompareOptions &options, double flops,
-                        double peakFlopsPerThread) {
-  for (int round = 0; round < options.rounds; ++round)
+/// measurement down, and alternating gives both the same chances. Each
+/// round first times the peak probe, whose fastest batch over the rounds
+/// is the peak the contenders' figures are a part of; returns it, in
+/// FLOP/s of one thread.
+double measureAlternately(std::vector<Contender *> contenders,
+                          const CompareOptions &options, double flops,
+                          const measure::PeakKernel &peak) {
+  double peakSeconds = std::numeric_limits<double>::infinity();
+  for (int round = 0; round < options.rounds; ++round) {
+    peakSeconds = std::min(
+        peakSeconds,
+        measure::measure([&peak] { peak.run(); }, options.measure).minSeconds);
     for (Contender *contender : contenders)
       if (contender->run) {
         try {
-          measureInto(contender->outcome, contender->run, options, flops,
-                      peakFlopsPerThread);
+          measureInto(contender->outcome, contender->run, options, flops);
         } catch (const Error &error) {
           contender->outcome = {Outcome::Status::Failed, error.what()};
           contender->run = nullptr;
         }
       }
-  for (Contender *contender : contenders)
+  }
+  double peakFlopsPerThread = peak.flopsPerCall() / peakSeconds;
+  for (Contender *contender : contenders) {
     if (contender->run)
       contender->finish();
+    if (contender->outcome.measured())
+      contender->outcome.percentOfPeak =
+          100 * contender->outcome.gflops * 1e9 /
+          (peakFlopsPerThread * options.threads);
+  }
+  return peakFlopsPerThread;
 }
 
 double largestErrorRatio(const LayerData &data) {
@@ -179,7 +191,7 @@ std::optional<double> LayerComparison::speedup() const {
 
 LayerComparison compareLayer(const tools::NamedLayer &layer,
                              const CompareOptions &options,
-                             double peakFlopsPerThread) {
+                             const measure::PeakKernel &peak) {
   LayerComparison result;
   result.layer = layer;
   Conv2DParams params = layer.params;
@@ -195,6 +207,7 @@ LayerComparison compareLayer(const tools::NamedLayer &layer,
   }
   LayerData &data = *madeData;
   result.mflop = tools::workMflop(params);
+  result.usefulMflop = tools::usefulWorkMflop(params);
   result.megabytes = static_cast<double>(data.input.size() + data.weights.size() +
                                          data.bias.size() +
                                          data.ttileOutput.size()) *
@@ -207,7 +220,8 @@ LayerComparison compareLayer(const tools::NamedLayer &layer,
     onednn = prepareOneDnn(params, data, options);
     contenders.push_back(&onednn);
   }
-  measureAlternately(contenders, options, flops, peakFlopsPerThread);
+  result.peakGflops =
+      measureAlternately(contenders, options, flops, peak) * 1e-9;
   result.ttile = ttile.outcome;
   if (options.withOneDnn)
     result.onednn = onednn.outcome;

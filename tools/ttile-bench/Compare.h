@@ -6,7 +6,11 @@
 // output. ttile's figure is Conv2D::run() after Conv2D::tune(): a cached
 // winner when there is one, else tuned now with --trials candidates. Both
 // are set up first, then timed in turn --rounds times; each keeps its
-// fastest median.
+// fastest median. Each round also times the peak probe
+// (Measure/PeakProbe.h), and both libraries' % of peak is of the fastest
+// it ran in the layer's rounds: the VM's speed drifts by 5-10% over
+// minutes, and a peak measured once at the start made every layer of a
+// slow spell look further from it than it was.
 //
 // Layouts (--layout):
 //   any   each library at its best: ttile on its natural layout (NHWC),
@@ -21,6 +25,7 @@
 #include "Networks.h"
 
 #include "Measure/Benchmark.h"
+#include "Measure/PeakProbe.h"
 
 #include <cstdint>
 #include <optional>
@@ -59,7 +64,8 @@ struct Outcome {
   std::string detail;
   double seconds = 0; ///< Per call: the fastest of the rounds' medians.
   double gflops = 0;
-  double percentOfPeak = 0; ///< Of the measured peak of the threads used.
+  /// Of the peak measured with the layer, times the threads used.
+  double percentOfPeak = 0;
 
   bool measured() const { return status == Status::Measured; }
 };
@@ -67,8 +73,11 @@ struct Outcome {
 struct LayerComparison {
   tools::NamedLayer layer;
   double mflop = 0; ///< Of one run.
+  double usefulMflop = 0; ///< Of those, the taps that read no padding.
   /// The bytes one run must move at least: input, weights, bias, output.
   double megabytes = 0;
+  /// The peak of one thread, measured in the same rounds as the libraries.
+  double peakGflops = 0;
   Outcome ttile, onednn;
   /// With both measured: the largest difference between their outputs
   /// divided by the tolerance; the outputs agree when it is at most 1.
@@ -83,7 +92,7 @@ struct LayerComparison {
 /// Outcome; only a failure to allocate the data escapes.
 LayerComparison compareLayer(const tools::NamedLayer &layer,
                              const CompareOptions &options,
-                             double peakFlopsPerThread);
+                             const measure::PeakKernel &peak);
 
 } // namespace ttile::bench
 

@@ -9,6 +9,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace ttile::bench {
 namespace {
@@ -36,6 +37,12 @@ std::string figures(const Outcome &outcome) {
 
 double weightOf(const LayerComparison &layer) {
   return layer.mflop * layer.layer.count;
+}
+
+/// ttile's speedup if it ran `layer` at the peak on its useful work (the
+/// taps that read no padding), oneDNN as measured.
+double speedupAtPeak(const LayerComparison &layer) {
+  return 100.0 * layer.mflop / layer.usefulMflop / layer.onednn.percentOfPeak;
 }
 
 nlohmann::json toJson(const Outcome &outcome) {
@@ -89,12 +96,14 @@ NetworkSummary summarize(const NetworkComparison &network) {
       summary.onednnPercentOfPeak +=
           weightOf(layer) * layer.onednn.percentOfPeak;
       summary.speedup += weightOf(layer) * *speedup;
+      summary.speedupAtPeak += weightOf(layer) * speedupAtPeak(layer);
     }
   }
   if (weight > 0) {
     summary.ttilePercentOfPeak /= weight;
     summary.onednnPercentOfPeak /= weight;
     summary.speedup /= weight;
+    summary.speedupAtPeak /= weight;
   }
   return summary;
 }
@@ -144,10 +153,10 @@ void CompareTable::printSummary(const NetworkComparison &network) const {
     fmt::print(out_,
                "{}: ttile at least as fast on {} of {} layers compared; "
                "FLOP-weighted: ttile {:.1f}% of peak, oneDNN {:.1f}%, "
-               "speedup {:.2f}",
+               "speedup {:.2f} (at most {:.2f}: ttile at the peak)",
                network.name, summary.ttileWins, summary.compared,
                summary.ttilePercentOfPeak, summary.onednnPercentOfPeak,
-               summary.speedup);
+               summary.speedup, summary.speedupAtPeak);
   else
     fmt::print(out_, "{}: ttile measured {} layers, {:.1f}% of peak "
                "FLOP-weighted",
@@ -158,8 +167,23 @@ void CompareTable::printSummary(const NetworkComparison &network) const {
   if (summary.disagreements)
     fmt::print(out_, "; {} MISMATCHES", summary.disagreements);
   fmt::print(out_, "\n");
+  printPeakRange(network);
   printMemoryBound(network);
   fmt::print(out_, "\n");
+}
+
+void CompareTable::printPeakRange(const NetworkComparison &network) const {
+  double lowest = std::numeric_limits<double>::infinity(), highest = 0;
+  for (const LayerComparison &layer : network.layers)
+    if (layer.peakGflops > 0) {
+      lowest = std::min(lowest, layer.peakGflops);
+      highest = std::max(highest, layer.peakGflops);
+    }
+  if (highest > 0)
+    fmt::print(out_,
+               "  peak of one thread measured with each layer: {:.1f} to "
+               "{:.1f} GFLOP/s\n",
+               lowest, highest);
 }
 
 void CompareTable::printMemoryBound(const NetworkComparison &network) const {
@@ -203,6 +227,8 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
                               {"shape", tools::formatShape(layer.layer.params)},
                               {"count", layer.layer.count},
                               {"mflop", layer.mflop},
+                              {"usefulMflop", layer.usefulMflop},
+                              {"peakGflops", layer.peakGflops},
                               {"megabytes", layer.megabytes},
                               {"ttile", toJson(layer.ttile)},
                               {"onednn", toJson(layer.onednn)}};
@@ -222,7 +248,8 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
            {"disagreements", summary.disagreements},
            {"ttilePercentOfPeak", summary.ttilePercentOfPeak},
            {"onednnPercentOfPeak", summary.onednnPercentOfPeak},
-           {"speedup", summary.speedup}}},
+           {"speedup", summary.speedup},
+           {"speedupAtPeak", summary.speedupAtPeak}}},
          {"layers", std::move(layers)}});
   }
   return json;

@@ -3,8 +3,9 @@
 // The comparison of each network as a table, one row per layer printed as
 // soon as it is measured, and a summary line: the layers where ttile is at
 // least as fast, and the FLOP-weighted averages of both libraries' % of
-// peak and of ttile's speedup. Each layer weighs its work times the number
-// of times the network computes it. Also as JSON and CSV, for the plots.
+// peak, of ttile's speedup and of the speedup ttile would have at the peak.
+// Each layer weighs its work times the number of times the network
+// computes it. Also as JSON and CSV, for the plots.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_TTILE_BENCH_COMPAREREPORT_H
@@ -34,6 +35,11 @@ struct NetworkSummary {
   /// FLOP-weighted averages over the compared layers, or, with none (no
   /// oneDNN), ttile's over the layers it measured.
   double ttilePercentOfPeak = 0, onednnPercentOfPeak = 0, speedup = 0;
+  /// The speedup ttile would reach running every compared layer at the
+  /// measured peak, skipping the padding's taps: no kernel does better, so
+  /// where oneDNN is near the peak, this bounds what a better ttile could
+  /// show. FLOP-weighted like `speedup`.
+  double speedupAtPeak = 0;
 };
 
 NetworkSummary summarize(const NetworkComparison &network);
@@ -51,6 +57,9 @@ public:
   void printSummary(const NetworkComparison &network) const;
 
 private:
+  /// The range of the peaks measured with the layers: how far the
+  /// machine's speed drifted during the network.
+  void printPeakRange(const NetworkComparison &network) const;
   void printMemoryBound(const NetworkComparison &network) const;
 
   std::FILE *out_;

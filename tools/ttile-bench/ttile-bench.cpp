@@ -222,13 +222,14 @@ int runCompare(const Options &options) {
 
   std::vector<bench::NetworkComparison> results;
   bool anyProblem = false;
+  const measure::PeakKernel peak;
   for (const auto &[name, layers] : networks) {
     bench::CompareTable table(stdout, layers, machine.bandwidthGBs);
     table.printHeader();
     results.push_back({name, {}});
     for (const tools::NamedLayer &layer : layers) {
-      bench::LayerComparison result = bench::compareLayer(
-          layer, compare, machine.peakGflops * 1e9);
+      bench::LayerComparison result =
+          bench::compareLayer(layer, compare, peak);
       table.printRow(result);
       if (result.disagree())
         std::fprintf(stderr,

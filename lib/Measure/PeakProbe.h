@@ -5,11 +5,13 @@
 // fused multiply-adds, with enough independent accumulators to keep every
 // FMA unit busy through the instruction's latency (paper 4.1, thesis 5.2).
 // Measured rather than computed from a datasheet, because turbo, the
-// hypervisor and the FMA unit count all move it. The probe runs once per
-// process under the protocol of Benchmark.h, with one difference: it
-// reports the fastest batch, not the median. Interference only ever slows
-// a register-only loop, so on a loaded machine the median measures the load
-// and would inflate every percentage of peak.
+// hypervisor and the FMA unit count all move it. measuredPeak() runs the
+// probe once per process under the protocol of Benchmark.h, with one
+// difference: it reports the fastest batch, not the median. Interference
+// only ever slows a register-only loop, so on a loaded machine the median
+// measures the load and would inflate every percentage of peak. The speed
+// itself drifts on a shared VM, so ttile-bench also times the probe again
+// beside each layer (PeakKernel).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_MEASURE_PEAKPROBE_H

@@ -7,6 +7,7 @@
 #include "Cache/ReportOnce.h"
 #include "JIT/KernelJIT.h"
 #include "Support/Host.h"
+#include "Support/JsonNumbers.h"
 #include "Support/Logging.h"
 #include "ttile/Error.h"
 #include "ttile/Version.h"
@@ -109,22 +110,28 @@ std::optional<KernelEntry> decodeKernelEntry(std::string_view payload,
   if (header.is_discarded() || !header.is_object())
     return reject("the header is not a JSON object");
   KernelEntry entry;
-  uint64_t objectBytes = 0;
+  std::optional<int> trials;
+  std::optional<uint64_t> objectBytes;
   try {
     header.at("scheme").get_to(entry.scheme);
     header.at("entryName").get_to(entry.entryName);
     header.at("seconds").get_to(entry.seconds);
     header.at("percentOfPeak").get_to(entry.percentOfPeak);
     header.at("gflops").get_to(entry.gflops);
-    header.at("trials").get_to(entry.trials);
+    trials = exactInteger<int>(header.at("trials"));
     header.at("tuningSeconds").get_to(entry.tuningSeconds);
-    header.at("objectBytes").get_to(objectBytes);
+    objectBytes = exactInteger<uint64_t>(header.at("objectBytes"));
   } catch (const nlohmann::json::exception &error) {
     return reject(std::string("bad header: ") + error.what());
   }
+  if (!trials || *trials < 0)
+    return reject("bad header: trials is not a count");
+  if (!objectBytes)
+    return reject("bad header: objectBytes is not a size");
+  entry.trials = *trials;
   std::string_view object = payload.substr(newline + 1);
-  if (objectBytes != object.size())
-    return reject("the header announces " + std::to_string(objectBytes) +
+  if (*objectBytes != object.size())
+    return reject("the header announces " + std::to_string(*objectBytes) +
                   " bytes of object code, the record holds " +
                   std::to_string(object.size()));
   entry.objectCode = object;

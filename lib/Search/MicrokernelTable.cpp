@@ -6,6 +6,7 @@
 #include "Cache/RecordStore.h"
 #include "Search/DefaultMicrokernels.h"
 #include "Support/Host.h"
+#include "Support/JsonNumbers.h"
 #include "Support/Logging.h"
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,9 @@ std::vector<int64_t> readFactors(const json &value,
               std::to_string(family.unrolled.size()) + " integers");
   std::vector<int64_t> factors;
   for (size_t i = 0; i < value.size(); ++i) {
-    require(value[i].is_number_integer(), "a factor is not an integer");
-    int64_t factor = value[i].get<int64_t>();
+    std::optional<int64_t> read = exactInteger<int64_t>(value[i]);
+    require(read.has_value(), "a factor is not an integer");
+    int64_t factor = *read;
     bool unspecified =
         shape && family.unrolled[i] == family.combinationDim && factor == 0;
     require(unspecified || (factor >= 1 && factor <= kMaxFactor),
@@ -88,8 +90,9 @@ MicrokernelClass readClass(const json &value, const MicrokernelFamily &family) {
   const json &sizes = value.at("sizes");
   require(sizes.is_array() && !sizes.empty(), "a class has no sizes");
   for (const json &size : sizes) {
-    require(size.is_number_integer(), "a class size is not an integer");
-    int64_t factor = size.get<int64_t>();
+    std::optional<int64_t> read = exactInteger<int64_t>(size);
+    require(read.has_value(), "a class size is not an integer");
+    int64_t factor = *read;
     require(factor >= 1 && factor <= kMaxFactor &&
                 (group.combinationSizes.empty() ||
                  factor > group.combinationSizes.back()),
@@ -127,11 +130,12 @@ MicrokernelTable readTable(const json &document,
   table.peakFlops = document.at("peakGflops").get<double>() * 1e9;
   require(table.peakFlops >= 0, "negative peak");
   table.stageSeconds = document.at("stageSeconds").get<double>();
-  table.passes = document.at("passes").get<int>();
-  require(table.passes >= 1, "passes out of range");
-  require(document.at("failed").is_number_unsigned(),
-          "the failure count is not a count");
-  table.failed = document.at("failed").get<size_t>();
+  std::optional<int> passes = exactInteger<int>(document.at("passes"));
+  require(passes && *passes >= 1, "passes out of range");
+  table.passes = *passes;
+  std::optional<size_t> failed = exactInteger<size_t>(document.at("failed"));
+  require(failed.has_value(), "the failure count is not a count");
+  table.failed = *failed;
   for (const json &entry : document.at("measured"))
     table.measured.push_back(
         {Microkernel{readFactors(entry.at("factors"), family, false)},

@@ -106,6 +106,32 @@ TEST(KernelEntryTest, RejectsMalformedPayloads) {
   EXPECT_FALSE(decodeKernelEntry(negativeSize));
 }
 
+/// The integer fields hold integers of their type: casting 1e22 to int is
+/// undefined (the record fuzzer found it), -1 as a size would wrap.
+TEST(KernelEntryTest, RejectsCountsOutOfTheirType) {
+  const std::string payload = encodeKernelEntry(sampleEntry());
+  auto withField = [&](std::string_view field, std::string_view value) {
+    std::string edited = payload;
+    size_t start = edited.find("\"" + std::string(field) + "\":") +
+                   field.size() + 3;
+    size_t end = edited.find_first_of(",}", start);
+    return edited.replace(start, end - start, value);
+  };
+  ASSERT_TRUE(decodeKernelEntry(withField("trials", "42")));
+  for (std::string_view trials : {"1e22", "2.5", "-1", "4294967296"}) {
+    std::string whyNot;
+    EXPECT_FALSE(decodeKernelEntry(withField("trials", trials), &whyNot))
+        << trials;
+    EXPECT_EQ(whyNot, "kernel entry: bad header: trials is not a count");
+  }
+  for (std::string_view size : {"7.0", "1e30", "-7", "\"7\""}) {
+    std::string whyNot;
+    EXPECT_FALSE(decodeKernelEntry(withField("objectBytes", size), &whyNot))
+        << size;
+    EXPECT_TRUE(whyNot.starts_with("kernel entry: bad header")) << whyNot;
+  }
+}
+
 //===--- The cache --------------------------------------------------------===//
 
 TEST(KernelCacheTest, StoresAndLoads) {

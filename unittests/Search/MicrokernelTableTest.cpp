@@ -123,7 +123,14 @@ TEST(MicrokernelTableTest, RejectsInvalidJson) {
       {"no class", edited([](json &d) { d["classes"] = json::array(); })},
       {"threshold", edited([](json &d) { d["threshold"] = 7; })},
       {"passes", edited([](json &d) { d["passes"] = 0; })},
+      // Casting these to int would be undefined (a fuzzer found it).
+      {"passes beyond int", edited([](json &d) { d["passes"] = 1e22; })},
+      {"fractional passes", edited([](json &d) { d["passes"] = 2.5; })},
+      {"huge factor as a float",
+       edited([](json &d) { d["measured"][0]["factors"][3] = 1e300; })},
       {"failure count", edited([](json &d) { d["failed"] = -1; })},
+      {"fractional failure count",
+       edited([](json &d) { d["failed"] = 0.5; })},
   };
   for (const auto &[what, text] : invalid) {
     std::string whyNot;

@@ -62,13 +62,21 @@ TEST(Benchmark, HotCacheMeasurementIsConsistent) {
 TEST(Benchmark, BatchesLastTheMinimumTime) {
   SumWorkload workload;
   MeasureOptions options = quick();
-  Measurement measurement = measure([&] { workload(); }, options);
   // The calibration doubles the batch until it lasts minSeconds /
   // repetitions; the fastest batch may have been luckier than the
-  // calibration, hence the slack.
-  double batchSeconds = measurement.maxSeconds *
-                        static_cast<double>(measurement.callsPerRepetition);
-  EXPECT_GE(batchSeconds, 0.5 * options.minSeconds / options.repetitions);
+  // calibration, hence the slack. A preemption during the calibration
+  // (CI runs two tests at a time on two cores) makes a batch look long
+  // enough too early, and the batches timed after it short: interference
+  // only ever breaks this, so one measurement of three must show it.
+  const double target = 0.5 * options.minSeconds / options.repetitions;
+  double longestBatch = 0;
+  for (int attempt = 0; attempt < 3 && longestBatch < target; ++attempt) {
+    Measurement measurement = measure([&] { workload(); }, options);
+    longestBatch = std::max(
+        longestBatch, measurement.maxSeconds *
+                          static_cast<double>(measurement.callsPerRepetition));
+  }
+  EXPECT_GE(longestBatch, target);
 }
 
 TEST(Benchmark, ColdCacheTimesSingleCalls) {

@@ -30,15 +30,20 @@ TEST(Timer, InvariantTscAgreesWithTheSteadyClock) {
   if (!TscClock::invariant())
     GTEST_SKIP() << "no invariant TSC on this CPU";
   EXPECT_GT(TscClock::ticksPerSecond(), 1e8);
-  double startSeconds = SteadyClock::now();
-  uint64_t startTicks = TscClock::now();
-  spin(0.01);
-  double tscSeconds = static_cast<double>(TscClock::now() - startTicks) /
-                      TscClock::ticksPerSecond();
-  double steadySeconds = SteadyClock::now() - startSeconds;
-  // Loose: the machine is shared and either read may be preempted.
-  EXPECT_GT(tscSeconds, steadySeconds / 2);
-  EXPECT_LT(tscSeconds, steadySeconds * 2);
+  // Loose, and three tries: the machine is shared, and a preemption
+  // between the two clocks' reads adds to one interval only.
+  double ratio = 0;
+  for (int attempt = 0; attempt < 3 && !(ratio > 0.5 && ratio < 2);
+       ++attempt) {
+    double startSeconds = SteadyClock::now();
+    uint64_t startTicks = TscClock::now();
+    spin(0.01);
+    double tscSeconds = static_cast<double>(TscClock::now() - startTicks) /
+                        TscClock::ticksPerSecond();
+    ratio = tscSeconds / (SteadyClock::now() - startSeconds);
+  }
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 2);
 }
 
 TEST(Timer, IntervalTimerReadsElapsedTime) {

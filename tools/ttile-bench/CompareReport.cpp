@@ -257,7 +257,7 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
 
 std::string toCsv(const std::vector<NetworkComparison> &networks) {
   std::string csv =
-      "network,layer,shape,count,mflop,ttile_status,ttile_gflops,"
+      "network,layer,shape,count,mflop,peak_gflops,ttile_status,ttile_gflops,"
       "ttile_percent_of_peak,onednn_status,onednn_gflops,"
       "onednn_percent_of_peak,speedup,ttile_scheme_or_problem,"
       "onednn_implementation_or_problem\n";
@@ -265,10 +265,10 @@ std::string toCsv(const std::vector<NetworkComparison> &networks) {
     for (const LayerComparison &layer : network.layers) {
       std::optional<double> speedup = layer.speedup();
       csv += fmt::format(
-          "{},{},{},{},{:.3f},{},{},{},{},{},{},{},{},{}\n",
+          "{},{},{},{},{:.3f},{:.1f},{},{},{},{},{},{},{},{},{}\n",
           csvField(network.name), csvField(layer.layer.name),
           csvField(tools::formatShape(layer.layer.params)), layer.layer.count,
-          layer.mflop, statusName(layer.ttile.status),
+          layer.mflop, layer.peakGflops, statusName(layer.ttile.status),
           csvNumber(layer.ttile, layer.ttile.gflops),
           csvNumber(layer.ttile, layer.ttile.percentOfPeak),
           statusName(layer.onednn.status),

@@ -1,4 +1,4 @@
-//===- Support/JsonNumbers.h - Integers read from untrusted JSON -*- C++ -*-===//
+//===- Support/JsonNumbers.h - Integers from untrusted JSON -----*- C++ -*-===//
 //
 // nlohmann::json's get<int>() converts whatever number it holds with a
 // static_cast: a float such as 1e22, or an integer outside the type, gives

@@ -24,9 +24,14 @@ llvm::Function *createBody(llvm::Module &module, const spec::Spec &spec,
   llvm::Function *body = llvm::Function::Create(
       type, llvm::Function::InternalLinkage, name + ".body", module);
   body->addFnAttr(llvm::Attribute::AlwaysInline);
+  // Tensors never overlap, ttile rejects aliased buffers before a call,
+  // except that the residual may be the output itself (an in-place sum).
+  const bool residualMayAlias = spec.residualIndex().has_value();
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
-    // Tensors never overlap: ttile rejects aliased buffers before a call.
-    body->addParamAttr(i, llvm::Attribute::NoAlias);
+    spec::TensorRole role = spec.tensors[i].role;
+    if (!residualMayAlias || (role != spec::TensorRole::Output &&
+                              role != spec::TensorRole::Residual))
+      body->addParamAttr(i, llvm::Attribute::NoAlias);
     body->getArg(i)->setName(spec.tensors[i].name);
     if (spec.tensors[i].role != spec::TensorRole::Output)
       body->addParamAttr(i, llvm::Attribute::ReadOnly);

@@ -2,6 +2,7 @@
 
 #include "CodeGen/RegisterTile.h"
 
+#include "CodeGen/Activation.h"
 #include "CodeGen/TensorAccess.h"
 #include "ttile/Error.h"
 
@@ -85,18 +86,41 @@ std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
 
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
-                       const std::vector<llvm::Value *> &values) {
+                       std::vector<llvm::Value *> values) {
   llvm::IRBuilder<> &b = cx.builder;
-  for (size_t i = 0; i < values.size(); ++i) {
-    llvm::Value *value = values[i];
-    if (cx.spec.activation == spec::Activation::ReLU) {
-      llvm::Value *relu = b.CreateBinaryIntrinsic(
-          llvm::Intrinsic::maxnum, value,
-          llvm::Constant::getNullValue(value->getType()));
-      value = b.CreateSelect(env.last, relu, value);
+  const spec::Epilogue &epilogue = cx.spec.epilogue;
+  auto *lastPass = llvm::dyn_cast<llvm::ConstantInt>(env.last);
+  if (epilogue.activation != spec::Activation::None &&
+      !(lastPass && lastPass->isZero())) {
+    // The activation only on the final values, never on a partial sum that
+    // a later pass reloads. Unless this is known to be the last pass, it
+    // sits behind a branch, so that the passes before pay nothing for it.
+    llvm::BasicBlock *before = b.GetInsertBlock();
+    llvm::BasicBlock *activate = nullptr, *join = nullptr;
+    if (!lastPass) {
+      llvm::Function *function = before->getParent();
+      activate = llvm::BasicBlock::Create(cx.context, "activate", function);
+      join = llvm::BasicBlock::Create(cx.context, "store", function);
+      b.CreateCondBr(env.last, activate, join);
+      b.SetInsertPoint(activate);
     }
-    storeOutput(cx, env, tile.accumulators[i], value);
+    std::vector<llvm::Value *> activated;
+    for (llvm::Value *value : values)
+      activated.push_back(emitActivation(b, epilogue, value));
+    if (!lastPass) {
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+      for (size_t i = 0; i < values.size(); ++i) {
+        llvm::PHINode *phi = b.CreatePHI(values[i]->getType(), 2);
+        phi->addIncoming(values[i], before);
+        phi->addIncoming(activated[i], activate);
+        activated[i] = phi;
+      }
+    }
+    values = std::move(activated);
   }
+  for (size_t i = 0; i < values.size(); ++i)
+    storeOutput(cx, env, tile.accumulators[i], values[i]);
 }
 
 std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,

@@ -47,10 +47,11 @@ const TileNode &findRegisterTile(const TileNode &node);
 /// reduction, the bias or zero.
 std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
                                             const RegisterTile &tile);
-/// Stores the accumulators, applying the activation on the last pass.
+/// Stores the accumulators, applying the epilogue's activation on the last
+/// pass over the reduction (CodeGen/Activation.h).
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
-                       const std::vector<llvm::Value *> &values);
+                       std::vector<llvm::Value *> values);
 /// Emits the block's multiply-adds; returns the updated accumulators.
 std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
                                             const RegisterTile &tile,

@@ -169,9 +169,17 @@ void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
 
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
                                 Offsets offsets) {
-  if (auto bias = cx.spec.biasIndex())
-    return loadOperand(cx, env, *bias, offsets);
-  return llvm::Constant::getNullValue(cx.valueType());
+  llvm::Value *initial = nullptr;
+  // The residual joins at the first pass, like the bias: read before any
+  // pass writes the element, it may be the output buffer itself.
+  for (std::optional<int> added :
+       {cx.spec.biasIndex(), cx.spec.residualIndex()}) {
+    if (!added)
+      continue;
+    llvm::Value *value = loadOperand(cx, env, *added, offsets);
+    initial = initial ? cx.builder.CreateFAdd(initial, value) : value;
+  }
+  return initial ? initial : llvm::Constant::getNullValue(cx.valueType());
 }
 
 } // namespace ttile::codegen

@@ -37,7 +37,8 @@ llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
                  llvm::Value *value);
 
-/// The initial value of an accumulator: the bias, or zero.
+/// The initial value of an accumulator: the bias plus the residual, either,
+/// or zero.
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
                                 Offsets offsets);
 

@@ -95,6 +95,8 @@ public:
       bias_ = buffer(*bias);
       biasAccess_.emplace(spec, spec.tensors[*bias]);
     }
+    if (std::optional<int> residual = spec.residualIndex())
+      residual_ = buffer(*residual); // Indexed as the output.
     for (DimId dim = 0; dim < static_cast<DimId>(spec.dims.size()); ++dim)
       (spec.isReduction(dim) ? reductionDims_ : parallelDims_).push_back(dim);
     // The longest reduction that indexes no padded axis runs innermost, as a
@@ -170,9 +172,20 @@ public:
       sum += bias;
       magnitude += std::fabs(bias);
     }
-    if (spec_.activation == Activation::ReLU)
-      sum = std::max(0.0, sum);
-    return {sum, magnitude};
+    if (residual_) {
+      double residual = residual_[output_.at(point)];
+      sum += residual;
+      magnitude += std::fabs(residual);
+    }
+    const Epilogue &epilogue = spec_.epilogue;
+    if (epilogue.activation == Activation::None)
+      return {sum, magnitude};
+    // The rounding error of the sum reaches the result amplified by at
+    // most the activation's slope; the activation's own error is relative
+    // to its result.
+    double activated = epilogue.apply(sum);
+    return {activated,
+            epilogue.lipschitzBound() * magnitude + std::fabs(activated)};
   }
 
 private:
@@ -202,6 +215,7 @@ private:
   std::vector<LinearAccess> inputAccesses_;
   const float *bias_ = nullptr;
   std::optional<LinearAccess> biasAccess_;
+  const float *residual_ = nullptr;
   std::vector<DimId> parallelDims_;
   /// The reductions walked by the odometer, all but the innermost one.
   std::vector<DimId> reductionDims_;

@@ -16,7 +16,8 @@
 namespace ttile::spec {
 
 /// One buffer per tensor, in Spec::tensors order (output first). Overwrites
-/// the output.
+/// the output, which must not share memory with the other buffers (not even
+/// with the residual, as kernels allow).
 void runReference(const Spec &spec, std::span<float *const> buffers);
 
 /// The reference value of one output element, given its coordinates along
@@ -25,9 +26,10 @@ float referenceAt(const Spec &spec, std::span<const float *const> buffers,
                   std::span<const int64_t> outputCoords);
 
 /// One output element as the checker needs it: the value, accumulated in
-/// double and after the activation, and the magnitude |bias| + sum |product|
-/// of the terms summed into it, which bounds the rounding error of any
-/// summation order.
+/// double and after the activation, and the magnitude |bias| + |residual| +
+/// sum |product| of the terms summed into it, which bounds the rounding error
+/// of any summation order; after an activation, that bound times the
+/// activation's slope, plus |value| for the activation's own rounding.
 struct ReferencePoint {
   double value = 0;
   double magnitude = 0;

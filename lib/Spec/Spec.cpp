@@ -77,19 +77,46 @@ private:
     if (spec_.tensors.empty() ||
         spec_.tensors.front().role != TensorRole::Output)
       fail("tensors[0] must be the output");
-    bool seenBias = false;
+    // The roles come in the order Output, Input..., Bias?, Residual?.
+    auto rank = [](TensorRole role) { return static_cast<int>(role); };
     for (size_t i = 1; i < spec_.tensors.size(); ++i) {
       const Tensor &tensor = spec_.tensors[i];
+      const Tensor &previous = spec_.tensors[i - 1];
       if (tensor.role == TensorRole::Output)
         fail("tensor '" + tensor.name +
              "' is a second output; a spec has exactly one");
-      if (seenBias)
-        fail("tensor '" + tensor.name +
-             "' follows the bias; the bias must be the last tensor");
-      seenBias = tensor.role == TensorRole::Bias;
+      if (rank(tensor.role) < rank(previous.role) ||
+          (tensor.role == previous.role && tensor.role != TensorRole::Input))
+        fail("tensor '" + tensor.name + "' follows '" + previous.name +
+             "'; the inputs come first, then at most one bias, then at "
+             "most one residual");
     }
     if (spec_.inputIndices().empty())
       fail("the spec has no input tensor");
+    if (std::optional<int> residual = spec_.residualIndex())
+      verifyResidual(spec_.tensors[*residual]);
+  }
+
+  /// The residual is added element by element: it must be indexed exactly
+  /// as the output is.
+  void verifyResidual(const Tensor &residual) const {
+    const Tensor &output = spec_.output();
+    bool sameAxes = residual.axes.size() == output.axes.size();
+    for (size_t a = 0; sameAxes && a < output.axes.size(); ++a) {
+      const TensorAxis &mine = residual.axes[a], &theirs = output.axes[a];
+      sameAxes = mine.extent == theirs.extent && !mine.zeroPadded &&
+                 mine.index.constant == theirs.index.constant &&
+                 std::equal(mine.index.terms.begin(), mine.index.terms.end(),
+                            theirs.index.terms.begin(),
+                            theirs.index.terms.end(),
+                            [](const AffineExpr::Term &a,
+                               const AffineExpr::Term &b) {
+                              return a.dim == b.dim && a.coeff == b.coeff;
+                            });
+    }
+    if (!sameAxes)
+      fail("the residual '" + residual.name + "' must have the axes of the "
+           "output '" + output.name + "'");
   }
 
   void verifyTensor(const Tensor &tensor) const {
@@ -338,6 +365,13 @@ std::optional<int> Spec::biasIndex() const {
   return std::nullopt;
 }
 
+std::optional<int> Spec::residualIndex() const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].role == TensorRole::Residual)
+      return static_cast<int>(i);
+  return std::nullopt;
+}
+
 std::optional<DimId> Spec::findDim(std::string_view dimName) const {
   for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i].name == dimName)
@@ -391,14 +425,16 @@ std::string Spec::str() const {
       product += accessString(*this, tensor);
       break;
     case TensorRole::Bias:
-      break;
+    case TensorRole::Residual:
+      break; // Added after the products, below.
     }
   }
   text += product;
-  if (std::optional<int> bias = biasIndex())
-    text += " + " + accessString(*this, tensors[*bias]);
-  if (activation == Activation::ReLU)
-    text += ", relu";
+  for (std::optional<int> added : {biasIndex(), residualIndex()})
+    if (added)
+      text += " + " + accessString(*this, tensors[*added]);
+  if (epilogue.activation != Activation::None)
+    text += ", " + epilogue.str();
   text += " {";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i != 0)

@@ -5,8 +5,11 @@
 // parallel or a reduction, and tensors whose axes are affine functions of
 // the dimensions. Every spec computes
 //
-//   Out[o(x)] = act( Bias[b(x)] + sum over reduction dims of
-//                                  product over inputs In_t[f_t(x)] )
+//   Out[o(x)] = act( sum over reduction dims of product over inputs
+//                    In_t[f_t(x)]  +  Bias[b(x)]  +  Residual[o(x)] )
+//
+// with an optional bias and residual, and the activation of the spec's
+// Epilogue (Epilogue.h).
 //
 // Convolution, matrix multiplication and tensor contractions are all Specs;
 // the builders live in SpecBuilders.h. A Spec carries its problem sizes: it
@@ -15,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SPEC_SPEC_H
 #define TTILE_SPEC_SPEC_H
+
+#include "Spec/Epilogue.h"
 
 #include <cstdint>
 #include <optional>
@@ -67,7 +72,11 @@ struct AffineExpr {
   int64_t evaluate(std::span<const int64_t> point) const;
 };
 
-enum class TensorRole { Output, Input, Bias };
+/// Output: written. Input: a factor of the products summed. Bias: added
+/// once per output element, along the dimensions it uses. Residual: an
+/// output-shaped tensor added once per element, before the activation (a
+/// network's skip connection); it may share memory with the output.
+enum class TensorRole { Output, Input, Bias, Residual };
 
 struct TensorAxis {
   std::string name;  ///< e.g. "h" for the input axis h*stride + r*dilation.
@@ -106,19 +115,19 @@ struct Tensor {
   std::optional<int64_t> offsetAt(std::span<const int64_t> point) const;
 };
 
-enum class Activation { None, ReLU };
-
 class Spec {
 public:
   std::string name;        ///< e.g. "conv2d" or "matmul", for messages.
   std::vector<Dim> dims;
-  /// tensors[0] is the output; the inputs follow; a bias, if any, is last.
+  /// tensors[0] is the output; the inputs follow, then the bias and the
+  /// residual, each optional, in that order.
   std::vector<Tensor> tensors;
-  Activation activation = Activation::None;
+  Epilogue epilogue = {};
 
   const Tensor &output() const { return tensors.front(); }
   std::vector<int> inputIndices() const;
   std::optional<int> biasIndex() const;
+  std::optional<int> residualIndex() const;
 
   std::optional<DimId> findDim(std::string_view name) const;
   /// Like findDim, but throws ttile::Error naming the dimension.

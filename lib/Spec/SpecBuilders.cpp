@@ -175,7 +175,13 @@ Spec conv2d(const ConvShape &shape) {
   if (shape.bias)
     spec.tensors.push_back(
         tensor("B", TensorRole::Bias, withChannels({}, "k")));
-  spec.activation = shape.activation;
+  if (shape.residual) {
+    Tensor residual = spec.tensors.front();
+    residual.name = "R";
+    residual.role = TensorRole::Residual;
+    spec.tensors.push_back(std::move(residual));
+  }
+  spec.epilogue = shape.epilogue;
   spec.verify();
   return spec;
 }

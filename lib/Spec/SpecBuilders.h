@@ -13,8 +13,9 @@ namespace ttile::spec {
 /// *output* sizes. Dimensions n, k, c, h, w (parallel: n, k, h, w;
 /// reduction: c, r, s). Layouts: input I[n, h*sh + r*dh, w*sw + s*dw, c]
 /// (NHWC), weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK), and
-/// with `bias` a bias B[k] added to every output channel. The activation is
-/// applied to the sum.
+/// with `bias` a bias B[k] added to every output channel, with `residual` a
+/// tensor R of the output's shape and layout added to it, and the epilogue's
+/// activation applied to the sum (Epilogue.h).
 ///
 /// Padding: the input's rows are read at h*sh + r*dh - padTop, and rows
 /// outside the input read zero (a zero-padded axis), likewise for columns;
@@ -45,7 +46,8 @@ struct ConvShape {
   bool bias = false;
   /// The weights are a constant tensor (Spec.h: Tensor::constant).
   bool constantWeights = false;
-  Activation activation = Activation::None;
+  bool residual = false;
+  Epilogue epilogue = {};
 };
 Spec conv2d(const ConvShape &shape);
 

@@ -105,7 +105,7 @@ TEST(Lowering, BiasAndReluOnHoistedAccumulators) {
   // is split across two levels; ReLU applies on the last pass only.
   ConvShape shape = threeByThree(6, 5, 2);
   shape.bias = true;
-  shape.activation = spec::Activation::ReLU;
+  shape.epilogue.activation = spec::Activation::ReLU;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
                                  "T(2,c) T(2,w) T(3,r) T(3,s) T(3,c) U(5,h) U(2,k) V(k)"));
 }
@@ -117,7 +117,7 @@ TEST(Lowering, BiasAndReluWithoutHoistOnPartialTiles) {
   shape.H = 7;
   shape.W = 1;
   shape.bias = true;
-  shape.activation = spec::Activation::ReLU;
+  shape.epilogue.activation = spec::Activation::ReLU;
   jit::CompileOptions noHoist;
   noHoist.inferHoist = false;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),

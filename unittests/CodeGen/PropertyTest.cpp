@@ -26,7 +26,7 @@ template <class Prepare, class Check>
 void forEachRandomPair(const Prepare &prepare, const Check &check) {
   for (int seed = 0; seed < kCases; ++seed) {
     std::mt19937_64 random(seed);
-    spec::Spec spec = prepare(testing::randomProblem(random));
+    spec::Spec spec = prepare(testing::randomProblem(random), seed);
     scheme::Scheme scheme =
         testing::randomScheme(spec, host().vectorWidth, random);
     SCOPED_TRACE("seed " + std::to_string(seed) + ": " +
@@ -38,7 +38,7 @@ void forEachRandomPair(const Prepare &prepare, const Check &check) {
 TEST(Property, RandomSchemesMatchTheReference) {
   int compiled = 0;
   forEachRandomPair(
-      [](spec::Spec spec) { return spec; },
+      [](spec::Spec spec, int) { return spec; },
       [&](const spec::Spec &spec, const scheme::Scheme &scheme, int seed) {
         try {
           EXPECT_TRUE(testing::compilesAndMatches(
@@ -70,7 +70,7 @@ TEST(Property, RandomSchemesOnConstantInputsMatchTheReference) {
   // of a constant tensor below a Lambda over its dimensions.
   int compiled = 0, laidOut = 0;
   forEachRandomPair(
-      withConstantInputs,
+      [](spec::Spec spec, int) { return withConstantInputs(std::move(spec)); },
       [&](const spec::Spec &spec, const scheme::Scheme &scheme, int seed) {
         try {
           jit::Kernel kernel = jit::compileKernel(spec, scheme);
@@ -86,6 +86,26 @@ TEST(Property, RandomSchemesOnConstantInputsMatchTheReference) {
       });
   EXPECT_GE(compiled, kCases * 3 / 4);
   EXPECT_GE(laidOut, 20);
+}
+
+TEST(Property, RandomEpiloguesMatchTheReference) {
+  // The same pairs with an activation and half the time a residual, which
+  // is then also read from the output buffer itself (an in-place sum).
+  int inPlace = 0;
+  forEachRandomPair(
+      [](spec::Spec spec, int seed) {
+        return testing::withRandomEpilogue(std::move(spec), seed);
+      },
+      [&](const spec::Spec &spec, const scheme::Scheme &scheme, int seed) {
+        std::string text = scheme::printScheme(scheme);
+        EXPECT_TRUE(testing::compilesAndMatches(spec, text, seed));
+        if (spec.residualIndex()) {
+          EXPECT_TRUE(testing::compilesAndMatches(
+              spec, text, seed, {}, testing::Residual::InPlace));
+          ++inPlace;
+        }
+      });
+  EXPECT_GE(inPlace, kCases / 4);
 }
 
 } // namespace

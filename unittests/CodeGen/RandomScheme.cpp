@@ -105,7 +105,7 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
     }
     shape.bias = chance(random, 0.5);
     if (chance(random, 0.5))
-      shape.activation = spec::Activation::ReLU;
+      shape.epilogue.activation = spec::Activation::ReLU;
     return spec::conv2d(shape);
   }
   case 1:
@@ -120,6 +120,26 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
     return spec::contraction(pick(random, einsums), sizes);
   }
   }
+}
+
+spec::Spec withRandomEpilogue(spec::Spec spec, uint64_t seed) {
+  std::mt19937_64 random(seed ^ 0xe1f09e);
+  spec::Epilogue &epilogue = spec.epilogue;
+  epilogue.activation = static_cast<spec::Activation>(
+      uniform(random, 0, static_cast<int64_t>(spec::Activation::Tanh)));
+  if (epilogue.usesAlpha())
+    epilogue.alpha = std::uniform_real_distribution<float>(-1, 1)(random);
+  if (epilogue.usesBeta())
+    epilogue.beta = epilogue.alpha + std::uniform_real_distribution<float>(
+                                         0, 2)(random);
+  if (chance(random, 0.5)) {
+    spec::Tensor residual = spec.output();
+    residual.name = "R";
+    residual.role = spec::TensorRole::Residual;
+    spec.tensors.push_back(std::move(residual));
+  }
+  spec.verify();
+  return spec;
 }
 
 scheme::Scheme randomScheme(const spec::Spec &spec, int vectorWidth,

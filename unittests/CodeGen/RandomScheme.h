@@ -18,6 +18,11 @@
 namespace ttile::testing {
 
 spec::Spec randomProblem(std::mt19937_64 &random);
+/// `spec` with an epilogue drawn from `seed` (its own stream, so that the
+/// schemes drawn for the problem stay those of the seed): each activation
+/// as often, with alpha and beta where it reads them, and half the time a
+/// residual.
+spec::Spec withRandomEpilogue(spec::Spec spec, uint64_t seed);
 scheme::Scheme randomScheme(const spec::Spec &spec, int vectorWidth,
                             std::mt19937_64 &random);
 

@@ -58,9 +58,10 @@ public:
       return spec;
     schemes_.push_back(scheme::printScheme(scheme));
     spec::Spec wrong = spec;
-    wrong.activation = spec.activation == spec::Activation::ReLU
-                           ? spec::Activation::None
-                           : spec::Activation::ReLU;
+    wrong.epilogue.activation =
+        spec.epilogue.activation == spec::Activation::ReLU
+            ? spec::Activation::None
+            : spec::Activation::ReLU;
     return wrong;
   }
   void compiled(const jit::Kernel &kernel) {

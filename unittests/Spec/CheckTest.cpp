@@ -182,7 +182,7 @@ TEST(CheckTest, ToleranceScalesWithTheTermsNotTheResult) {
 
 TEST(CheckTest, ReluIsComparedAfterTheActivation) {
   Spec spec = matmul(1, 1, 2);
-  spec.activation = Activation::ReLU;
+  spec.epilogue.activation = Activation::ReLU;
   std::vector<float> a = {1, -3}, b = {1, 1};
   float zero = 0, negative = -2;
   const float *good[] = {&zero, a.data(), b.data()};

@@ -76,7 +76,7 @@ TEST(ReferenceTest, BiasAndRelu) {
   Spec spec = matmul(2, 2, 2);
   spec.tensors.push_back(
       {"Bias", TensorRole::Bias, ElementType::F32, {spec.tensors[0].axes[1]}});
-  spec.activation = Activation::ReLU;
+  spec.epilogue.activation = Activation::ReLU;
   std::vector<float> a = {1, 2, 3, -4}, b = {5, 6, 7, 8}, bias = {-20, 10},
                      c(4);
   // Before the bias: {19, 22, -13, -14}.
@@ -89,6 +89,27 @@ TEST(ReferenceTest, BiasAndRelu) {
   ReferencePoint point = referencePointAt(spec, inputs, coords);
   EXPECT_EQ(point.value, 0.0);
   EXPECT_EQ(point.magnitude, 20 + 5 + 14);
+}
+
+TEST(ReferenceTest, ResidualThenActivation) {
+  Spec spec = matmul(2, 2, 2);
+  Tensor residual = spec.output();
+  residual.name = "R";
+  residual.role = TensorRole::Residual;
+  spec.tensors.push_back(residual);
+  spec.epilogue = {Activation::Clamp, -15, 30};
+  std::vector<float> a = {1, 2, 3, -4}, b = {5, 6, 7, 8}, r = {1, 10, -4, 2},
+                     c(4);
+  // Before the residual: {19, 22, -13, -14}.
+  float *buffers[] = {c.data(), a.data(), b.data(), r.data()};
+  runReference(spec, buffers);
+  EXPECT_EQ(c, (std::vector<float>{20, 30, -15, -12}));
+
+  const float *inputs[] = {nullptr, a.data(), b.data(), r.data()};
+  const int64_t coords[] = {1, 0};
+  ReferencePoint point = referencePointAt(spec, inputs, coords);
+  EXPECT_EQ(point.value, -15.0);
+  EXPECT_EQ(point.magnitude, (15 + 28 + 4) + 15);
 }
 
 TEST(ReferenceTest, StridedDilatedConvMatchesTheFormula) {

@@ -104,7 +104,7 @@ TEST(SpecTest, StrShowsConstantsBiasAndActivation) {
   spec.tensors[1].axes[0].extent = 5;
   spec.tensors.push_back(
       {"Bias", TensorRole::Bias, ElementType::F32, {spec.tensors[0].axes[1]}});
-  spec.activation = Activation::ReLU;
+  spec.epilogue.activation = Activation::ReLU;
   spec.verify();
   EXPECT_EQ(spec.str(),
             "C[i,j] += A[i+3,k] * B[k,j] + Bias[j], relu {i=2,j=3,k=4}");
@@ -112,6 +112,20 @@ TEST(SpecTest, StrShowsConstantsBiasAndActivation) {
   spec.verify();
   EXPECT_EQ(spec.str(),
             "C[i,j] += A[i+3,k] * const B[k,j] + Bias[j], relu {i=2,j=3,k=4}");
+}
+
+TEST(SpecTest, StrShowsTheResidualAndTheActivationsParameters) {
+  Spec spec = matmul(2, 3, 4);
+  Tensor residual = spec.output();
+  residual.name = "R";
+  residual.role = TensorRole::Residual;
+  spec.tensors.push_back(residual);
+  spec.epilogue = {Activation::Clamp, 0, 6};
+  spec.verify();
+  EXPECT_EQ(spec.str(), "C[i,j] += A[i,k] * B[k,j] + R[i,j], clamp(0,6) "
+                        "{i=2,j=3,k=4}");
+  spec.epilogue = {Activation::LeakyReLU, 0.1f, 0};
+  EXPECT_EQ(spec.epilogue.str(), "leakyrelu(0.1)");
 }
 
 /// One way to break matmul(2, 3, 4) (C[i,j] += A[i,k] * B[k,j]), and the
@@ -136,6 +150,13 @@ Tensor biasOverJ(const Spec &spec) {
       "Bias", TensorRole::Bias, ElementType::F32, {spec.tensors[0].axes[1]}};
 }
 
+Tensor residualOf(const Spec &spec) {
+  Tensor residual = spec.output();
+  residual.name = "R";
+  residual.role = TensorRole::Residual;
+  return residual;
+}
+
 const BrokenSpec brokenSpecs[] = {
     {"SizeZero", [](Spec &s) { s.dims[0].size = 0; },
      "spec 'matmul': dimension 'i' has size 0; sizes must be >= 1"},
@@ -153,14 +174,27 @@ const BrokenSpec brokenSpecs[] = {
      "the spec has no input tensor"},
     {"InputAfterBias",
      [](Spec &s) { s.tensors.insert(s.tensors.begin() + 2, biasOverJ(s)); },
-     "tensor 'B' follows the bias"},
+     "tensor 'B' follows 'Bias'; the inputs come first"},
     {"TwoBiases",
      [](Spec &s) {
        s.tensors.push_back(biasOverJ(s));
        s.tensors.push_back(biasOverJ(s));
        s.tensors.back().name = "Bias2";
      },
-     "tensor 'Bias2' follows the bias"},
+     "tensor 'Bias2' follows 'Bias'"},
+    {"BiasAfterResidual",
+     [](Spec &s) {
+       s.tensors.push_back(residualOf(s));
+       s.tensors.push_back(biasOverJ(s));
+     },
+     "tensor 'Bias' follows 'R'; the inputs come first, then at most one "
+     "bias, then at most one residual"},
+    {"ResidualOfAnotherShape",
+     [](Spec &s) {
+       s.tensors.push_back(residualOf(s));
+       std::swap(s.tensors.back().axes[0], s.tensors.back().axes[1]);
+     },
+     "the residual 'R' must have the axes of the output 'C'"},
     {"EmptyTensorName", [](Spec &s) { s.tensors[1].name = ""; },
      "a tensor has an empty name"},
     {"DuplicateTensorName", [](Spec &s) { s.tensors[2].name = "A"; },

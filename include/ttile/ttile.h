@@ -37,8 +37,18 @@ enum {
   TTILE_LAYOUT_NCHW = 1  /* input NCHW, weights KCRS (OIHW), output NKHW */
 };
 
-/* Values of ttile_conv2d_params.activation, applied to the sum + bias. */
-enum { TTILE_ACTIVATION_NONE = 0, TTILE_ACTIVATION_RELU = 1 };
+/* Values of ttile_conv2d_params.activation, applied to the sum + bias +
+ * residual; the same as ttile::Activation (ONNX's operators). */
+enum {
+  TTILE_ACTIVATION_NONE = 0,
+  TTILE_ACTIVATION_RELU = 1,
+  TTILE_ACTIVATION_CLAMP = 2,      /* min(max(x, alpha), beta) */
+  TTILE_ACTIVATION_LEAKY_RELU = 3, /* x >= 0 ? x : alpha * x */
+  TTILE_ACTIVATION_SILU = 4,       /* x * sigmoid(x) */
+  TTILE_ACTIVATION_HARD_SWISH = 5, /* x * max(0, min(1, x / 6 + 1 / 2)) */
+  TTILE_ACTIVATION_SIGMOID = 6,
+  TTILE_ACTIVATION_TANH = 7
+};
 
 /* Values of ONNX's auto_pad, for ttile_conv2d_params_auto_pad. */
 enum {
@@ -62,6 +72,9 @@ typedef struct ttile_conv2d_params {
   /* Nonzero: the weights are given once, to ttile_conv2d_set_weights, and
    * ttile_conv2d_run takes a null `weights`. */
   int32_t constantWeights;
+  float alpha, beta; /* Clamp's bounds; LeakyReLU's slope in alpha */
+  /* Nonzero: every run adds a residual (ttile_conv2d_run_args). */
+  int32_t residual;
 } ttile_conv2d_params;
 
 /* A convolution of one shape: an opaque handle to a ttile::Conv2D. */
@@ -110,6 +123,14 @@ ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
                               const float *weights, const float *bias,
                               float *output);
 
+/* ttile::Conv2D::run(const RunArgs &): output = activation(conv(input,
+ * weights) + bias + residual). `residual` is non-null exactly when the
+ * convolution was created with `residual`, and may equal `output` (an
+ * in-place sum); the other rules are those of ttile_conv2d_run. */
+ttile_status ttile_conv2d_run_args(ttile_conv2d *conv, const float *input,
+                                   const float *weights, const float *bias,
+                                   const float *residual, float *output);
+
 /* The scheme in use, in the scheme language; valid until the next call on
  * `conv`. Null (with the message kept) when `conv` is null or the scheme
  * cannot be produced. */
@@ -146,8 +167,18 @@ enum class Layout {
   NCHW, ///< Input NCHW, weights KCRS (OIHW), output NKHW.
 };
 
-/// Applied to each output element after the bias is added, in the kernel.
-enum class Activation { None, ReLU };
+/// Applied in the kernel to each output element once the bias and the
+/// residual are added, as ONNX's operators of the same names define it.
+enum class Activation {
+  None,
+  ReLU,
+  Clamp,     ///< min(max(x, alpha), beta); ReLU6 is Clamp with 0 and 6.
+  LeakyReLU, ///< x >= 0 ? x : alpha * x
+  SiLU,      ///< x * sigmoid(x), also called Swish.
+  HardSwish, ///< x * max(0, min(1, x / 6 + 1 / 2))
+  Sigmoid,   ///< 1 / (1 + exp(-x))
+  Tanh,
+};
 
 /// A 2D convolution as ONNX defines it (Conv), with padding given per side.
 /// The output is outH x outW with
@@ -164,11 +195,28 @@ struct Conv2DParams {
   int64_t groups = 1;
   Layout layout = Layout::NHWC;
   Activation activation = Activation::None;
+  /// Clamp's bounds (alpha <= beta) and LeakyReLU's slope (alpha); finite.
+  /// The other activations ignore them.
+  float alpha = 0, beta = 0;
+  /// Every run adds a residual, a tensor of the output's shape and layout,
+  /// after the bias and before the activation (a network's skip
+  /// connection), given to run(const RunArgs &). It may be the output
+  /// buffer itself: output = activation(conv + bias + output).
+  bool residual = false;
   /// The weights are given once, to Conv2D::setWeights(), rather than to
   /// every run(): ttile then lays them out ahead in the order its kernel
   /// reads them, as inference engines (and oneDNN's blocked formats) do.
   /// Kernels for constant weights are tuned and cached apart.
   bool constantWeights = false;
+};
+
+/// The buffers of one run, by role. Null where a role has no buffer: the
+/// bias when there is none, the weights when they are constant, the
+/// residual unless the operator was created with one.
+struct RunArgs {
+  const float *input = nullptr, *weights = nullptr, *bias = nullptr,
+              *residual = nullptr;
+  float *output = nullptr;
 };
 
 /// ONNX's auto_pad attribute of Conv, for setAutoPad.
@@ -262,6 +310,14 @@ public:
   /// run() for params().constantWeights, on the weights of setWeights().
   /// Throws ttile::Error without constantWeights or before setWeights().
   void run(const float *input, const float *bias, float *output) const;
+
+  /// output = activation(conv(input, weights) + bias + residual), every
+  /// buffer by role: both run()s above in one, and the only one that takes
+  /// a residual. `weights` is null exactly with params().constantWeights,
+  /// `residual` non-null exactly with params().residual; the residual may
+  /// be `output` itself, and no other buffers may overlap the output.
+  /// Throws ttile::Error naming the role that breaks a rule.
+  void run(const RunArgs &args) const;
 
   /// The scheme of the kernel in use, in the scheme language
   /// (docs/SchemeLanguage.md). Before tune() or run(), the one run() would

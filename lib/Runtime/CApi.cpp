@@ -101,6 +101,9 @@ ttile::Conv2DParams toCpp(const ttile_conv2d_params &params) {
   copyIntegerFields(params, result);
   result.layout = static_cast<ttile::Layout>(params.layout);
   result.activation = static_cast<ttile::Activation>(params.activation);
+  result.alpha = params.alpha;
+  result.beta = params.beta;
+  result.residual = params.residual != 0;
   result.constantWeights = params.constantWeights != 0;
   return result;
 }
@@ -116,6 +119,9 @@ ttile_status ttile_conv2d_params_init(ttile_conv2d_params *params) {
     copyIntegerFields(defaults, *params);
     params->layout = static_cast<int32_t>(defaults.layout);
     params->activation = static_cast<int32_t>(defaults.activation);
+    params->alpha = defaults.alpha;
+    params->beta = defaults.beta;
+    params->residual = defaults.residual ? 1 : 0;
     params->constantWeights = defaults.constantWeights ? 1 : 0;
   });
 }
@@ -191,6 +197,15 @@ ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
       conv->conv.run(input, bias, output);
     else
       conv->conv.run(input, weights, bias, output);
+  });
+}
+
+ttile_status ttile_conv2d_run_args(ttile_conv2d *conv, const float *input,
+                                   const float *weights, const float *bias,
+                                   const float *residual, float *output) {
+  return guarded(__func__, [&] {
+    requireNonNull(conv, "conv");
+    conv->conv.run(ttile::RunArgs{input, weights, bias, residual, output});
   });
 }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace ttile {
@@ -97,18 +98,42 @@ void checkDisjoint(const float *output, int64_t outputElements,
     throw Error(std::string("output overlaps ") + otherName);
 }
 
-/// The checks of both run()s on the input, the bias and the output.
-void checkRunBuffers(const runtime::ConvProblem &problem, const float *input,
-                     const float *bias, const float *output) {
-  checkBuffer(input, "input");
-  checkBuffer(output, "output");
-  checkDisjoint(output, problem.outputElements(), input,
+/// The checks of every run() on the buffers by role: each present exactly
+/// when the problem has it, aligned, and disjoint from the output, except
+/// a residual that is the output itself.
+void checkRunArgs(const runtime::ConvProblem &problem, const RunArgs &args) {
+  const Conv2DParams &params = problem.params();
+  const int64_t outputElements = problem.outputElements();
+  checkBuffer(args.output, "output");
+  checkBuffer(args.input, "input");
+  checkDisjoint(args.output, outputElements, args.input,
                 problem.inputElements(), "input");
-  if (bias) {
-    checkBuffer(bias, "bias");
-    checkDisjoint(output, problem.outputElements(), bias, problem.params().K,
-                  "bias");
+  if (params.constantWeights) {
+    if (args.weights)
+      throw Error("weights must be null: this convolution has "
+                  "constantWeights, given once to setWeights()");
+  } else {
+    checkBuffer(args.weights, "weights");
+    checkDisjoint(args.output, outputElements, args.weights,
+                  problem.weightElements(), "weights");
   }
+  if (args.bias) {
+    checkBuffer(args.bias, "bias");
+    checkDisjoint(args.output, outputElements, args.bias, params.K, "bias");
+  }
+  if (!params.residual) {
+    if (args.residual)
+      throw Error("a residual was given, but this convolution was created "
+                  "without one (Conv2DParams::residual)");
+    return;
+  }
+  if (!args.residual)
+    throw Error("residual is null: this convolution adds one "
+                "(Conv2DParams::residual)");
+  checkBuffer(args.residual, "residual");
+  if (args.residual != args.output)
+    checkDisjoint(args.output, outputElements, args.residual, outputElements,
+                  "residual (it may be the output itself, not part of it)");
 }
 
 } // namespace
@@ -135,8 +160,8 @@ struct Conv2D::Impl {
 
   /// Runs `kernelToRun` on the caller's buffers, converting the others;
   /// `kernelWeights` are already as the kernel reads them.
-  void execute(const jit::Kernel &kernelToRun, const float *input,
-               const float *kernelWeights, const float *bias, float *output);
+  void execute(const jit::Kernel &kernelToRun, const RunArgs &args,
+               const float *kernelWeights);
 
   /// K zeros, the bias of a run() without one (the kernels always add a
   /// bias), allocated by the first such run rather than by the constructor,
@@ -203,18 +228,20 @@ void Conv2D::Impl::use(std::shared_ptr<const jit::Kernel> newKernel,
   info = newInfo;
 }
 
-void Conv2D::Impl::execute(const jit::Kernel &kernelToRun, const float *input,
-                           const float *kernelWeights, const float *bias,
-                           float *output) {
+void Conv2D::Impl::execute(const jit::Kernel &kernelToRun, const RunArgs &args,
+                           const float *kernelWeights) {
   // An NCHW problem runs on the NHWC kernel, between two conversions.
-  runtime::LayoutConversion::KernelBuffers buffers =
-      layoutConversion.toKernel(input, bias ? bias : zeroBias(), output);
-  // Kernels take every buffer as float *, and write the output only.
+  runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
+      args.input, args.bias ? args.bias : zeroBias(), args.residual,
+      args.output);
+  // Kernels take every buffer as float *, in the spec's order (O, I, W, B,
+  // then R with a residual), and write the output only.
   float *const tensors[] = {buffers.output, const_cast<float *>(buffers.input),
                             const_cast<float *>(kernelWeights),
-                            const_cast<float *>(buffers.bias)};
-  kernelToRun.run(tensors);
-  layoutConversion.fromKernel(buffers, output);
+                            const_cast<float *>(buffers.bias),
+                            const_cast<float *>(buffers.residual)};
+  kernelToRun.run(std::span(tensors, problem.params().residual ? 5 : 4));
+  layoutConversion.fromKernel(buffers, args.output);
 }
 
 Conv2D::Conv2D(const Conv2DParams &params)
@@ -292,16 +319,10 @@ Conv2D &Conv2D::tune(const TuneOptions &options) {
 
 void Conv2D::run(const float *input, const float *weights, const float *bias,
                  float *output) const {
-  const runtime::ConvProblem &problem = impl_->problem;
-  if (problem.params().constantWeights)
+  if (impl_->problem.params().constantWeights)
     throw Error("this convolution has constantWeights: give them to "
                 "setWeights() once, then call run(input, bias, output)");
-  checkRunBuffers(problem, input, bias, output);
-  checkBuffer(weights, "weights");
-  checkDisjoint(output, problem.outputElements(), weights,
-                problem.weightElements(), "weights");
-  impl_->execute(*impl_->kernelForRun(), input,
-                 impl_->layoutConversion.kernelWeights(weights), bias, output);
+  run(RunArgs{input, weights, bias, nullptr, output});
 }
 
 void Conv2D::setWeights(const float *weights) {
@@ -322,11 +343,19 @@ void Conv2D::setWeights(const float *weights) {
 }
 
 void Conv2D::run(const float *input, const float *bias, float *output) const {
-  const runtime::ConvProblem &problem = impl_->problem;
-  if (!problem.params().constantWeights)
+  if (!impl_->problem.params().constantWeights)
     throw Error("run(input, bias, output) is for a convolution with "
                 "constantWeights; pass this one's weights to run()");
-  checkRunBuffers(problem, input, bias, output);
+  run(RunArgs{input, nullptr, bias, nullptr, output});
+}
+
+void Conv2D::run(const RunArgs &args) const {
+  checkRunArgs(impl_->problem, args);
+  if (!impl_->problem.params().constantWeights) {
+    impl_->execute(*impl_->kernelForRun(), args,
+                   impl_->layoutConversion.kernelWeights(args.weights));
+    return;
+  }
   std::shared_ptr<const jit::Kernel> kernel;
   std::shared_ptr<const measure::AlignedBuffer> weights;
   {
@@ -336,7 +365,7 @@ void Conv2D::run(const float *input, const float *bias, float *output) const {
   }
   if (!weights)
     throw Error("the constant weights are not set: call setWeights() first");
-  impl_->execute(*kernel, input, weights->data(), bias, output);
+  impl_->execute(*kernel, args, weights->data());
 }
 
 std::string Conv2D::scheme() const {

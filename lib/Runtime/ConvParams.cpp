@@ -7,7 +7,9 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <cmath>
 #include <initializer_list>
+#include <utility>
 
 namespace ttile::runtime {
 namespace {
@@ -33,24 +35,37 @@ const char *layoutName(Layout layout) {
   return nullptr;
 }
 
-const char *activationName(Activation activation) {
-  switch (activation) {
-  case Activation::None:
-    return "none";
-  case Activation::ReLU:
-    return "relu";
-  }
-  return nullptr;
-}
-
 /// The enumerations arrive from the C API as plain integers.
 void checkEnumerations(const Conv2DParams &params) {
   if (!layoutName(params.layout))
     throw Error(fmt::format("layout ({}) is neither NHWC nor NCHW",
                             static_cast<int>(params.layout)));
-  if (!activationName(params.activation))
-    throw Error(fmt::format("activation ({}) is neither None nor ReLU",
+  if (params.activation < Activation::None ||
+      params.activation > Activation::Tanh)
+    throw Error(fmt::format("activation ({}) is none of None, ReLU, Clamp, "
+                            "LeakyReLU, SiLU, HardSwish, Sigmoid and Tanh",
                             static_cast<int>(params.activation)));
+}
+
+/// The epilogue kernels compute: ttile::Activation has spec::Activation's
+/// order; alpha and beta are kept only where the activation reads them, so
+/// that equal epilogues share their kernels.
+spec::Epilogue epilogueOf(const Conv2DParams &params) {
+  for (auto [name, value] : {std::pair{"alpha", params.alpha},
+                             std::pair{"beta", params.beta}})
+    if (!std::isfinite(value))
+      throw Error(fmt::format("{} ({}) must be a finite number", name, value));
+  spec::Epilogue epilogue;
+  epilogue.activation = static_cast<spec::Activation>(params.activation);
+  if (epilogue.usesAlpha())
+    epilogue.alpha = params.alpha;
+  if (epilogue.usesBeta())
+    epilogue.beta = params.beta;
+  if (epilogue.activation == spec::Activation::Clamp &&
+      epilogue.alpha > epilogue.beta)
+    throw Error(fmt::format("Clamp's alpha ({}) is larger than its beta ({})",
+                            params.alpha, params.beta));
+  return epilogue;
 }
 
 /// The product of `factors`, each at least 1; throws naming `what` when it
@@ -75,11 +90,6 @@ void checkGroups(const Conv2DParams &params) {
   if (params.K % params.groups != 0)
     throw Error(fmt::format("groups ({}) does not divide K ({})",
                             params.groups, params.K));
-}
-
-spec::Activation specActivation(Activation activation) {
-  return activation == Activation::ReLU ? spec::Activation::ReLU
-                                        : spec::Activation::None;
 }
 
 } // namespace
@@ -157,7 +167,8 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.groups = p.groups;
   shape.bias = true;
   shape.constantWeights = p.constantWeights;
-  shape.activation = specActivation(p.activation);
+  shape.residual = p.residual;
+  shape.epilogue = epilogueOf(p);
   spec_ = spec::conv2d(shape);
 }
 
@@ -167,7 +178,15 @@ cache::CacheKey ConvProblem::cacheKey() const {
   for (const IntegerField &field : kIntegerFields)
     key.add(field.name, params_.*field.member);
   key.add("layout", layoutName(params_.layout));
-  key.add("activation", activationName(params_.activation));
+  // The epilogue changes what is fastest (an exp per element costs as much
+  // as a few channels): each is tuned apart.
+  const spec::Epilogue &epilogue = spec_.epilogue;
+  key.add("activation", spec::activationName(epilogue.activation));
+  if (epilogue.usesAlpha())
+    key.add("alpha", fmt::format("{}", epilogue.alpha));
+  if (epilogue.usesBeta())
+    key.add("beta", fmt::format("{}", epilogue.beta));
+  key.add("residual", params_.residual ? "yes" : "no");
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));
   // Kernels with parallel loops are tuned for this many workers.
@@ -188,7 +207,9 @@ std::string ConvProblem::str() const {
   if (params_.layout != defaults.layout)
     text += fmt::format(" layout={}", layoutName(params_.layout));
   if (params_.activation != Activation::None)
-    text += fmt::format(" activation={}", activationName(params_.activation));
+    text += " activation=" + spec_.epilogue.str();
+  if (params_.residual)
+    text += " residual";
   if (params_.constantWeights)
     text += " constantWeights";
   return text;

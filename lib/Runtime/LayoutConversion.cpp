@@ -45,6 +45,8 @@ enum class Slot {
   MultiplierBias,
   Output,
   NhwkOutput,
+  Residual,
+  NhwkResidual,
   Count
 };
 float *threadBuffer(Slot slot, int64_t elements) {
@@ -102,8 +104,8 @@ LayoutConversion::LayoutConversion(const ConvProblem &problem) {
 
 LayoutConversion::KernelBuffers
 LayoutConversion::toKernel(const float *input, const float *bias,
-                           float *output) const {
-  KernelBuffers kernel{input, bias, output};
+                           const float *residual, float *output) const {
+  KernelBuffers kernel{input, bias, residual, output};
   if (nchw_) {
     float *nhwcInput =
         threadBuffer(Slot::Input, images_ * inputPixels_ * channels_);
@@ -118,10 +120,31 @@ LayoutConversion::toKernel(const float *input, const float *bias,
     transposeImages(bias, 1, groups_, multiplier_, biasByMultiplier);
     kernel.bias = biasByMultiplier;
   }
+  if (residual)
+    kernel.residual = kernelResidual(residual);
   if (converts())
     kernel.output =
         threadBuffer(Slot::Output, images_ * outputPixels_ * outputChannels_);
   return kernel;
+}
+
+const float *LayoutConversion::kernelResidual(const float *residual) const {
+  // The output's conversions, the other way round: read before the kernel
+  // writes its output, the caller's residual may be the caller's output.
+  const int64_t elements = images_ * outputPixels_ * outputChannels_;
+  if (nchw_) {
+    float *nhwk = threadBuffer(Slot::NhwkResidual, elements);
+    transposeImages(residual, images_, outputChannels_, outputPixels_, nhwk);
+    residual = nhwk;
+  }
+  if (multiplier_ > 1) {
+    // NHWK's [pixel][g][m] to the kernel's [pixel][m][g].
+    float *byMultiplier = threadBuffer(Slot::Residual, elements);
+    transposeImages(residual, images_ * outputPixels_, groups_, multiplier_,
+                    byMultiplier);
+    residual = byMultiplier;
+  }
+  return residual;
 }
 
 const float *LayoutConversion::kernelWeights(const float *weights) const {

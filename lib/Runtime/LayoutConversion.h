@@ -45,19 +45,21 @@ public:
   /// Whether the kernel computes on other buffers than the caller's.
   bool converts() const { return nchw_ || multiplier_ > 1; }
 
-  /// The activations and the bias; the weights go through kernelWeights(),
-  /// at every run or once for constant weights.
+  /// The activations, the bias and the residual; the weights go through
+  /// kernelWeights(), at every run or once for constant weights.
   struct KernelBuffers {
     const float *input;
     const float *bias;
+    const float *residual; ///< Null without one.
     float *output;
   };
 
   /// The caller's own buffers when nothing converts; else converted ones
   /// and an output, all buffers of the calling thread, valid until its next
-  /// call. `bias` holds K values (zeros for none).
+  /// call. `bias` holds K values (zeros for none); `residual` is null or
+  /// output-shaped, and may be `output` itself.
   KernelBuffers toKernel(const float *input, const float *bias,
-                         float *output) const;
+                         const float *residual, float *output) const;
 
   /// The weights as the kernel's spec stores them: the caller's own, or
   /// converted into a buffer of the calling thread, valid until its next
@@ -69,6 +71,9 @@ public:
   void fromKernel(const KernelBuffers &kernel, float *output) const;
 
 private:
+  /// The residual in the kernel's output layout.
+  const float *kernelResidual(const float *residual) const;
+
   bool nchw_;
   int64_t images_, channels_, inputPixels_;
   int64_t outputChannels_, outputPixels_;

@@ -23,6 +23,8 @@
 
 #include "ttile/ttile.h"
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -136,7 +138,10 @@ std::string describe(const ttile_conv2d_params &p) {
     text += std::string(field.name) + "=" + std::to_string(p.*field.member) +
             " ";
   return text + "layout=" + std::to_string(p.layout) +
-         " activation=" + std::to_string(p.activation);
+         " activation=" + std::to_string(p.activation) +
+         " alpha=" + std::to_string(p.alpha) +
+         " beta=" + std::to_string(p.beta) +
+         " residual=" + std::to_string(p.residual);
 }
 
 /// Whether a refusal's message names what it refuses.
@@ -149,7 +154,8 @@ bool namesItsSubject(std::string_view message) {
     if (message.starts_with(std::string(field.name) + " ("))
       return true;
   for (std::string_view subject :
-       {"layout (", "activation (", "dilated kernel (", "the "})
+       {"layout (", "activation (", "alpha (", "beta (", "Clamp's alpha (",
+        "dilated kernel (", "the "})
     if (message.starts_with(subject))
       return true;
   return false;
@@ -171,9 +177,13 @@ const char *brokenPromise(const ttile_conv2d_params &p, const ttile_conv2d *conv
       return "a field out of range was accepted";
   if (p.layout != TTILE_LAYOUT_NHWC && p.layout != TTILE_LAYOUT_NCHW)
     return "a layout out of range was accepted";
-  if (p.activation != TTILE_ACTIVATION_NONE &&
-      p.activation != TTILE_ACTIVATION_RELU)
+  if (p.activation < TTILE_ACTIVATION_NONE ||
+      p.activation > TTILE_ACTIVATION_TANH)
     return "an activation out of range was accepted";
+  if (!std::isfinite(p.alpha) || !std::isfinite(p.beta))
+    return "a non-finite alpha or beta was accepted";
+  if (p.activation == TTILE_ACTIVATION_CLAMP && p.alpha > p.beta)
+    return "a Clamp with alpha > beta was accepted";
   Wide outH = outputExtent(p.H, p.padTop, p.padBottom, p.R, p.strideH,
                            p.dilationH);
   Wide outW = outputExtent(p.W, p.padLeft, p.padRight, p.S, p.strideW,
@@ -227,6 +237,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
     params.layout = input.integer<int32_t>();
   if (input.byte() % 2)
     params.activation = input.integer<int32_t>();
+  // The epilogue's parameters: any float bits, and any residual flag.
+  for (float *parameter : {&params.alpha, &params.beta})
+    if (input.byte() % 2)
+      *parameter = std::bit_cast<float>(input.integer<uint32_t>());
+  if (input.byte() % 2)
+    params.residual = input.integer<int32_t>();
 
   ttile_conv2d *conv = reinterpret_cast<ttile_conv2d *>(&params);
   ttile_status status = ttile_conv2d_create(&params, &conv);

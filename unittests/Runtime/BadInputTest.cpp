@@ -148,14 +148,39 @@ TEST(BadInputTest, ProductsThatOverflowNameTheTensor) {
 }
 
 TEST(BadInputTest, EnumeratorsOutOfRangeAreNamed) {
-  for (int value : {-1, 2, 1 << 30}) {
+  for (int value : {-1, 8, 1 << 30}) {
     Conv2DParams p = smallLayer();
-    p.layout = static_cast<Layout>(value);
-    expectRefused(p, "layout (" + std::to_string(value) + ")");
+    p.layout = static_cast<Layout>(value == 8 ? 2 : value);
+    expectRefused(p, "layout (" + std::to_string(value == 8 ? 2 : value) +
+                         ")");
     p = smallLayer();
     p.activation = static_cast<Activation>(value);
     expectRefused(p, "activation (" + std::to_string(value) + ")");
   }
+}
+
+TEST(BadInputTest, EpilogueParametersAreChecked) {
+  Conv2DParams p = smallLayer();
+  p.activation = Activation::Clamp;
+  p.alpha = 6;
+  p.beta = 0;
+  expectRefused(p, "Clamp's alpha (6) is larger than its beta (0)");
+  for (float bad : {std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::quiet_NaN()}) {
+    p = smallLayer();
+    p.activation = Activation::LeakyReLU;
+    p.alpha = bad;
+    expectRefused(p, "alpha (");
+    // Even where the activation ignores it: a NaN is always a mistake.
+    p = smallLayer();
+    p.beta = bad;
+    expectRefused(p, "beta (");
+  }
+  p = smallLayer();
+  p.activation = Activation::Clamp;
+  p.alpha = p.beta = 1; // An empty range is allowed: every value is 1.
+  EXPECT_NO_THROW(Conv2D{p});
 }
 
 /// Each group convolves C/groups channels into K/groups.
@@ -264,6 +289,70 @@ TEST_F(BadBufferTest, OutputAliasingAnInputIsNamed) {
   ASSERT_EQ(ttile_conv2d_run(conv, reference.input.data(), shared.data(),
                              shared.data(), output.data()),
             TTILE_OK);
+}
+
+/// Whether `action` throws a ttile::Error whose message contains `text`.
+template <class Action>
+::testing::AssertionResult throwsErrorWith(Action &&action,
+                                           const std::string &text) {
+  try {
+    action();
+  } catch (const Error &error) {
+    if (std::string(error.what()).find(text) != std::string::npos)
+      return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "the message \"" << error.what()
+                                         << "\" lacks \"" << text << "\"";
+  }
+  return ::testing::AssertionFailure() << "no error; expected \"" << text
+                                       << "\"";
+}
+
+/// The residual: given exactly when declared, and the output itself or
+/// apart from it, never overlapping it in part.
+TEST(BadResidualTest, TheResidualIsGivenExactlyWhenDeclaredAndNamed) {
+  IsolatedCache cache;
+  Conv2DParams params = smallLayer();
+  params.residual = true;
+  ConvCase reference{params};
+  Conv2D conv(params);
+  std::vector<float> output(reference.expected.size());
+  RunArgs args{reference.input.data(), reference.weights.data(),
+               reference.bias.data(), nullptr, output.data()};
+  EXPECT_TRUE(throwsErrorWith([&] { conv.run(args); }, "residual is null"));
+  EXPECT_TRUE(throwsErrorWith(
+      [&] {
+        conv.run(reference.input.data(), reference.weights.data(),
+                 reference.bias.data(), output.data());
+      },
+      "residual is null"));
+  std::vector<float> memory(output.size() + 1);
+  args.output = memory.data() + 1;
+  args.residual = memory.data();
+  EXPECT_TRUE(throwsErrorWith([&] { conv.run(args); },
+                              "output overlaps residual"));
+
+  Conv2D without(smallLayer());
+  args.output = output.data();
+  args.residual = reference.residual.data();
+  EXPECT_TRUE(throwsErrorWith([&] { without.run(args); },
+                              "a residual was given, but this convolution "
+                              "was created without one"));
+  args.residual = nullptr;
+  EXPECT_NO_THROW(without.run(args));
+
+  // Through the C API, with its function's name.
+  ttile_conv2d_params cParams = toCParams(params);
+  ttile_conv2d *c = nullptr;
+  ASSERT_EQ(ttile_conv2d_create(&cParams, &c), TTILE_OK);
+  EXPECT_EQ(ttile_conv2d_run_args(c, reference.input.data(),
+                                  reference.weights.data(), nullptr, nullptr,
+                                  output.data()),
+            TTILE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ttile_last_error())
+                .find("ttile_conv2d_run_args: residual is null"),
+            std::string::npos)
+      << ttile_last_error();
+  ttile_conv2d_destroy(c);
 }
 
 /// docs/API.md: any 4-byte-aligned pointer works, which the kernels' loads

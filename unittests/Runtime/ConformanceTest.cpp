@@ -2,7 +2,8 @@
 //
 // The conformance cases of conformance/conv2d.json, one per attribute of
 // ONNX's Conv (layouts, batch, padding, strides, dilations, groups,
-// depthwise, bias, ReLU, odd channel counts, auto_pad), each run through
+// depthwise, bias, each activation, residuals, odd channel counts,
+// auto_pad), each run through
 // ttile::Conv2D untuned and tuned. Their expected outputs come from an
 // independent reference, scripts/make-conformance, which also says how the
 // inputs are made: value() below is its hash, element by element.
@@ -31,7 +32,7 @@ namespace {
 using testing::ScopedEnvironment;
 using testing::TemporaryDirectory;
 
-enum Tensor { Input = 0, Weights = 1, Bias = 2 };
+enum Tensor { Input = 0, Weights = 1, Bias = 2, Residual = 3 };
 
 /// Element `index` of `tensor`: scripts/make-conformance's value().
 float value(Tensor tensor, int64_t index) {
@@ -101,8 +102,18 @@ ConformanceCase parseCase(const nlohmann::json &json) {
   c.params.layout = enumerator<Layout>(
       {{"NHWC", Layout::NHWC}, {"NCHW", Layout::NCHW}}, p.at("layout"));
   c.params.activation = enumerator<Activation>(
-      {{"None", Activation::None}, {"ReLU", Activation::ReLU}},
+      {{"None", Activation::None},
+       {"ReLU", Activation::ReLU},
+       {"Clamp", Activation::Clamp},
+       {"LeakyReLU", Activation::LeakyReLU},
+       {"SiLU", Activation::SiLU},
+       {"HardSwish", Activation::HardSwish},
+       {"Sigmoid", Activation::Sigmoid},
+       {"Tanh", Activation::Tanh}},
       p.at("activation"));
+  c.params.alpha = p.at("alpha");
+  c.params.beta = p.at("beta");
+  c.params.residual = p.at("residual");
   c.autoPad = enumerator<AutoPad>({{"NOTSET", AutoPad::NotSet},
                                    {"SAME_UPPER", AutoPad::SameUpper},
                                    {"SAME_LOWER", AutoPad::SameLower},
@@ -144,7 +155,8 @@ protected:
 };
 
 /// Expects `output` to be `expected`: the cases' sums are exact in float,
-/// so the tolerance only allows for a kernel that rounds differently.
+/// so the tolerance only allows for a kernel that rounds differently, and
+/// for the float rounding of the transcendental activations.
 void expectMatches(const std::vector<float> &output,
                    const std::vector<double> &expected) {
   ASSERT_EQ(output.size(), expected.size());
@@ -175,23 +187,37 @@ TEST_P(ConformanceTest, MatchesTheIndependentReference) {
   std::vector<float> input = values(Input, conv.inputElements());
   std::vector<float> weights = values(Weights, conv.weightElements());
   std::vector<float> bias = values(Bias, p.K);
-  auto run = [&] {
-    // A huge value shows the elements a kernel forgets.
-    std::vector<float> output(static_cast<size_t>(conv.outputElements()),
-                              1e30f);
-    conv.run(input.data(), weights.data(), c.bias ? bias.data() : nullptr,
-             output.data());
+  std::vector<float> residual = values(Residual, conv.outputElements());
+  auto run = [&](bool inPlace) {
+    // A huge value shows the elements a kernel forgets; in place, the
+    // output buffer holds the residual.
+    std::vector<float> output =
+        inPlace ? residual
+                : std::vector<float>(residual.size(), 1e30f);
+    conv.run(RunArgs{input.data(), weights.data(),
+                     c.bias ? bias.data() : nullptr,
+                     !p.residual ? nullptr
+                     : inPlace   ? output.data()
+                                 : residual.data(),
+                     output.data()});
     return output;
+  };
+  auto expectRunsMatch = [&] {
+    expectMatches(run(false), c.output);
+    if (p.residual) {
+      SCOPED_TRACE("residual in place");
+      expectMatches(run(true), c.output);
+    }
   };
   {
     SCOPED_TRACE("untuned");
-    expectMatches(run(), c.output);
+    expectRunsMatch();
   }
   TuneOptions quick;
   quick.trials = 2;
   conv.tune(quick);
   SCOPED_TRACE("tuned: " + conv.scheme());
-  expectMatches(run(), c.output);
+  expectRunsMatch();
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -145,8 +145,8 @@ TEST(Conv2DParamsTest, ErrorsNameTheParameter) {
        "groups (2) does not divide K (3)"},
       {[](Conv2DParams &p) { p.layout = static_cast<Layout>(5); },
        "layout (5) is neither NHWC nor NCHW"},
-      {[](Conv2DParams &p) { p.activation = static_cast<Activation>(7); },
-       "activation (7) is neither None nor ReLU"},
+      {[](Conv2DParams &p) { p.activation = static_cast<Activation>(8); },
+       "activation (8) is none of None, ReLU,"},
   };
   for (const Case &c : cases) {
     Conv2DParams p = smallLayer();

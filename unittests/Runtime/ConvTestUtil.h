@@ -3,7 +3,7 @@
 // The reference the runtime tests check against: a direct loop over the
 // ONNX definition of Conv, in either layout (NHWC input, RSCK weights and
 // NHWK output, or NCHW, KCRS and NKHW), with padding, strides, dilation,
-// groups, bias and ReLU, in double precision.
+// groups, bias, residual and every activation, in double precision.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_UNITTESTS_RUNTIME_CONVTESTUTIL_H
@@ -32,6 +32,31 @@ inline std::vector<float> randomValues(int64_t count, uint64_t seed) {
   return values;
 }
 
+/// ONNX's activations in double, written here again rather than taken from
+/// lib/Spec, so that the runtime tests check the library against an
+/// independent definition.
+inline double activate(const Conv2DParams &p, double x) {
+  switch (p.activation) {
+  case Activation::None:
+    return x;
+  case Activation::ReLU:
+    return std::max(x, 0.0);
+  case Activation::Clamp:
+    return std::min(std::max(x, double(p.alpha)), double(p.beta));
+  case Activation::LeakyReLU:
+    return x < 0 ? p.alpha * x : x;
+  case Activation::SiLU:
+    return x / (1 + std::exp(-x));
+  case Activation::HardSwish:
+    return x * std::min(1.0, std::max(0.0, x / 6 + 0.5));
+  case Activation::Sigmoid:
+    return 1 / (1 + std::exp(-x));
+  case Activation::Tanh:
+    return std::tanh(x);
+  }
+  return x;
+}
+
 /// Inputs of one problem, random, and the output the reference computes.
 struct ConvCase {
   /// Without `withBias`, the bias is zero and biasOrNull() null.
@@ -40,10 +65,23 @@ struct ConvCase {
 
   const float *biasOrNull() const { return hasBias ? bias.data() : nullptr; }
   /// Runs `conv` on these inputs, into an output first filled with a huge
-  /// value so that elements the kernel forgets show.
+  /// value so that elements the kernel forgets show; with a residual, in
+  /// its own buffer.
   std::vector<float> run(const Conv2D &conv) const {
     std::vector<float> output(expected.size(), 1e30f);
-    conv.run(input.data(), weights.data(), biasOrNull(), output.data());
+    conv.run(RunArgs{input.data(),
+                     params.constantWeights ? nullptr : weights.data(),
+                     biasOrNull(), params.residual ? residual.data() : nullptr,
+                     output.data()});
+    return output;
+  }
+  /// Runs `conv`, which has a residual, with the residual in the output
+  /// buffer: output = act(conv + bias + output).
+  std::vector<float> runInPlace(const Conv2D &conv) const {
+    std::vector<float> output = residual;
+    conv.run(RunArgs{input.data(),
+                     params.constantWeights ? nullptr : weights.data(),
+                     biasOrNull(), output.data(), output.data()});
     return output;
   }
 
@@ -59,6 +97,7 @@ struct ConvCase {
   bool hasBias;
   int64_t outH, outW;
   std::vector<float> input, weights, bias;
+  std::vector<float> residual; ///< Empty without params.residual.
   std::vector<double> expected, magnitude;
 };
 
@@ -88,6 +127,8 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
   weights = randomValues(p.R * p.S * groupC * p.K, seed + 1);
   bias = withBias ? randomValues(p.K, seed + 2)
                   : std::vector<float>(static_cast<size_t>(p.K), 0.0f);
+  if (p.residual)
+    residual = randomValues(p.N * outH * outW * p.K, seed + 3);
   expected.resize(static_cast<size_t>(p.N * outH * outW * p.K));
   magnitude.resize(expected.size());
   for (int64_t n = 0; n < p.N; ++n)
@@ -110,10 +151,17 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
                 size += std::abs(term);
               }
             }
-          if (p.activation == Activation::ReLU)
-            sum = std::max(sum, 0.0);
-          expected[outputAt(n, k, oh, ow)] = sum;
-          magnitude[outputAt(n, k, oh, ow)] = size;
+          const size_t at = outputAt(n, k, oh, ow);
+          if (p.residual) {
+            sum += residual[at];
+            size += std::abs(residual[at]);
+          }
+          // The activation's slope is at most 1.5 (HardSwish), and its own
+          // rounding is relative to its result.
+          expected[at] = activate(p, sum);
+          magnitude[at] = p.activation == Activation::None
+                              ? size
+                              : 1.5 * size + std::abs(expected[at]);
         }
 }
 
@@ -176,6 +224,9 @@ inline ttile_conv2d_params toCParams(const Conv2DParams &p) {
   c.groups = p.groups;
   c.layout = static_cast<int32_t>(p.layout);
   c.activation = static_cast<int32_t>(p.activation);
+  c.alpha = p.alpha;
+  c.beta = p.beta;
+  c.residual = p.residual ? 1 : 0;
   return c;
 }
 

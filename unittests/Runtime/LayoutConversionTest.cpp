@@ -64,12 +64,13 @@ TEST(LayoutConversionTest, NhwcProblemsUseTheCallersBuffers) {
   p.R = p.S = 3;
   LayoutConversion nhwc{ConvProblem(p)};
   EXPECT_FALSE(nhwc.converts());
-  float input = 0, weights = 0, bias = 0, output = 0;
+  float input = 0, weights = 0, bias = 0, residual = 0, output = 0;
   LayoutConversion::KernelBuffers buffers =
-      nhwc.toKernel(&input, &bias, &output);
+      nhwc.toKernel(&input, &bias, &residual, &output);
   EXPECT_EQ(buffers.input, &input);
   EXPECT_EQ(nhwc.kernelWeights(&weights), &weights);
   EXPECT_EQ(buffers.bias, &bias);
+  EXPECT_EQ(buffers.residual, &residual);
   EXPECT_EQ(buffers.output, &output);
 
   // Plain depthwise needs nothing either; a channel multiplier does.

@@ -3,8 +3,9 @@
 // Where the conformance cases change one attribute at a time, this sweep
 // combines them: seeded random shapes with batches, odd sizes, asymmetric
 // padding, strides, dilations, groups, depthwise layers with and without a
-// multiplier, bias, ReLU and both layouts, each checked against the naive
-// reference of ConvTestUtil.h. Most run untuned; every kTunedEvery-th is
+// multiplier, bias, every activation, a residual (also in place, in the
+// output buffer), constant weights and both layouts, each checked against
+// the naive reference of ConvTestUtil.h. Most run untuned; every kTunedEvery-th is
 // also tuned, with two candidates. Small shapes keep the whole sweep within
 // seconds, under the sanitizers too.
 //
@@ -29,7 +30,7 @@ using testing::ConvCase;
 using testing::ScopedEnvironment;
 using testing::TemporaryDirectory;
 
-constexpr int kShapes = 40;
+constexpr int kShapes = 48;
 constexpr int kTunedEvery = 5;
 
 /// Shape number `index` of the sweep, the same on every run.
@@ -75,8 +76,24 @@ Conv2DParams randomShape(int index) {
   p.H = inputSize(p.R, p.dilationH, p.padTop + p.padBottom);
   p.W = inputSize(p.S, p.dilationW, p.padLeft + p.padRight);
   p.layout = pick(0, 1) ? Layout::NCHW : Layout::NHWC;
-  p.activation = pick(0, 1) ? Activation::ReLU : Activation::None;
+  p.activation = static_cast<Activation>(
+      pick(0, static_cast<int64_t>(Activation::Tanh)));
+  // Clamp's bounds and LeakyReLU's slope, in tenths.
+  p.alpha = static_cast<float>(pick(-10, 5)) / 10;
+  p.beta = p.alpha + static_cast<float>(pick(0, 20)) / 10;
+  p.residual = pick(0, 1) == 1;
+  p.constantWeights = pick(0, 1) == 1;
   return p;
+}
+
+/// Runs `conv` on the case's buffers and checks it, with the residual in
+/// its own buffer and then in place.
+void expectMatches(Conv2D &conv, const ConvCase &reference) {
+  if (reference.params.constantWeights)
+    conv.setWeights(reference.weights.data());
+  reference.expectMatches(reference.run(conv));
+  if (reference.params.residual)
+    reference.expectMatches(reference.runInPlace(conv));
 }
 
 class SweepTest : public ::testing::TestWithParam<int> {
@@ -92,13 +109,15 @@ TEST_P(SweepTest, MatchesTheReference) {
   SCOPED_TRACE(runtime::ConvProblem(p).str());
   ConvCase reference(p, /*withBias=*/index % 2 == 0,
                      /*seed=*/static_cast<uint64_t>(index));
-  reference.expectMatches(reference.run(conv));
+  expectMatches(conv, reference);
   if (index % kTunedEvery == 0) {
+    // A fresh object: tune() after setWeights() is refused.
+    Conv2D tuned(p);
     TuneOptions quick;
     quick.trials = 2;
-    conv.tune(quick);
-    SCOPED_TRACE("tuned: " + conv.scheme());
-    reference.expectMatches(reference.run(conv));
+    tuned.tune(quick);
+    SCOPED_TRACE("tuned: " + tuned.scheme());
+    expectMatches(tuned, reference);
   }
 }
 

@@ -254,6 +254,21 @@ struct TuneOptions {
   std::function<void(const TuneProgress &)> progress;
 };
 
+/// How the kernel an operator uses was found.
+struct TuneInfo {
+  bool tuned = false;    ///< Found by tune(), now or in an earlier run.
+  bool cacheHit = false; ///< The last tune() linked a cached winner.
+  double seconds = 0;    ///< Wall time of the last tune().
+  int trials = 0;        ///< Candidates the last tune() measured.
+  int rejected = 0;      ///< Candidates that failed to compile or check.
+  /// Of the kernel in use, as measured when it was tuned; 0 untuned.
+  double gflops = 0;
+  double kernelSeconds = 0; ///< Of one run().
+  /// Percent of the FP32 peak of one thread (the tuner's figure), which a
+  /// kernel running on several threads can exceed.
+  double percentOfPeak = 0;
+};
+
 /// A 2D convolution of one shape, with the kernel that computes it.
 ///
 /// Construction validates the parameters and is cheap: no code is generated
@@ -325,19 +340,7 @@ public:
   std::string scheme() const;
 
   /// How the kernel in use was found.
-  struct TuneInfo {
-    bool tuned = false;    ///< Found by tune(), now or in an earlier run.
-    bool cacheHit = false; ///< The last tune() linked a cached winner.
-    double seconds = 0;    ///< Wall time of the last tune().
-    int trials = 0;        ///< Candidates the last tune() measured.
-    int rejected = 0;      ///< Candidates that failed to compile or check.
-    /// Of the kernel in use, as measured when it was tuned; 0 untuned.
-    double gflops = 0;
-    double kernelSeconds = 0; ///< Of one run().
-    /// Percent of the FP32 peak of one thread (the tuner's figure), which a
-    /// kernel running on several threads can exceed.
-    double percentOfPeak = 0;
-  };
+  using TuneInfo = ttile::TuneInfo;
   TuneInfo tuneInfo() const;
 
 private:

@@ -11,6 +11,7 @@
 #define TTILE_RUNTIME_CONVPARAMS_H
 
 #include "Cache/KernelCache.h"
+#include "Runtime/OperatorProblem.h"
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
@@ -25,9 +26,6 @@ namespace ttile::runtime {
 /// at most 2^31, sums and the dilated kernel extent stay far from int64_t
 /// overflow; products are checked one by one.
 inline constexpr int64_t kMaxParam = int64_t(1) << 31;
-
-/// The weights' index among the spec's tensors (spec::conv2d: O, I, W, B).
-inline constexpr int kWeightsTensor = 2;
 
 /// Throws ttile::Error naming the field `name` when `value` is below
 /// `least` (0 or 1) or above kMaxParam.
@@ -87,7 +85,8 @@ int64_t convOutputExtent(int64_t input, int64_t padBegin, int64_t padEnd,
                          int64_t kernel, int64_t stride, int64_t dilation,
                          std::string_view axis);
 
-class ConvProblem {
+/// The convolution as the tuned-kernel core sees it (OperatorProblem.h).
+class ConvProblem final : public OperatorProblem {
 public:
   /// Throws ttile::Error naming the first field that is out of range, or
   /// the tensor that would be too large.
@@ -100,17 +99,21 @@ public:
   int64_t weightElements() const { return weightElements_; }
   int64_t outputElements() const { return outputElements_; }
 
+  /// The buffers of one run in the caller's layout, for checkRunArgs.
+  RunShape runShape() const;
+
+  std::string_view opName() const override { return "conv2d"; }
   /// The convolution kernels compute, always with a bias tensor (run()
   /// passes zeros for none), so that one kernel serves both.
-  const spec::Spec &spec() const { return spec_; }
+  const spec::Spec &spec() const override { return spec_; }
 
   /// op, every parameter, the element type and the worker count, after the
   /// environment fields CacheKey starts with.
-  cache::CacheKey cacheKey() const;
+  cache::CacheKey cacheKey() const override;
 
   /// "N=1 C=64 H=56 W=56 K=64 R=3 S=3 ...", every field that is not at its
   /// default, for log messages.
-  std::string str() const;
+  std::string str() const override;
 
 private:
   Conv2DParams params_;

@@ -335,7 +335,7 @@ TEST(BadResidualTest, TheResidualIsGivenExactlyWhenDeclaredAndNamed) {
   args.output = output.data();
   args.residual = reference.residual.data();
   EXPECT_TRUE(throwsErrorWith([&] { without.run(args); },
-                              "a residual was given, but this convolution "
+                              "a residual was given, but this operator "
                               "was created without one"));
   args.residual = nullptr;
   EXPECT_NO_THROW(without.run(args));

@@ -1,0 +1,108 @@
+//===- Runtime/OperatorProblem.cpp - Roles and the checks of buffers ------===//
+
+#include "Runtime/OperatorProblem.h"
+
+#include <cstdint>
+
+namespace ttile::runtime {
+namespace {
+
+/// Throws when the output's elements share memory with `other`'s.
+void checkDisjoint(const float *output, int64_t outputElements,
+                   const float *other, int64_t otherElements,
+                   std::string_view otherName) {
+  auto begin = [](const float *p) { return reinterpret_cast<uintptr_t>(p); };
+  auto end = [](const float *p, int64_t elements) {
+    return reinterpret_cast<uintptr_t>(p) +
+           static_cast<uintptr_t>(elements) * sizeof(float);
+  };
+  if (begin(output) < end(other, otherElements) &&
+      begin(other) < end(output, outputElements))
+    throw Error("output overlaps " + std::string(otherName));
+}
+
+} // namespace
+
+std::string_view roleName(Role role) {
+  switch (role) {
+  case Role::Output:
+    return "output";
+  case Role::Input:
+    return "input";
+  case Role::Weights:
+    return "weights";
+  case Role::Bias:
+    return "bias";
+  case Role::Residual:
+    return "residual";
+  }
+  return "unknown";
+}
+
+RoleBinding::RoleBinding(const spec::Spec &spec)
+    : tensorCount_(static_cast<int>(spec.tensors.size())) {
+  std::vector<int> inputs = spec.inputIndices();
+  if (inputs.size() != 2)
+    throw Error("the " + spec.name + " spec has " +
+                    std::to_string(inputs.size()) +
+                    " inputs; an operator binds exactly two",
+                ErrorCode::Internal);
+  tensors_[static_cast<int>(Role::Output)] = 0;
+  tensors_[static_cast<int>(Role::Input)] = inputs[0];
+  tensors_[static_cast<int>(Role::Weights)] = inputs[1];
+  tensors_[static_cast<int>(Role::Bias)] = spec.biasIndex();
+  tensors_[static_cast<int>(Role::Residual)] = spec.residualIndex();
+}
+
+std::vector<float *> RoleBinding::arguments(const RunArgs &buffers) const {
+  // Kernels take every buffer as float * and write the output only.
+  const float *const byRole[kRoleCount] = {buffers.output, buffers.input,
+                                           buffers.weights, buffers.bias,
+                                           buffers.residual};
+  std::vector<float *> arguments(static_cast<size_t>(tensorCount_), nullptr);
+  for (int role = 0; role < kRoleCount; ++role)
+    if (tensors_[role])
+      arguments[static_cast<size_t>(*tensors_[role])] =
+          const_cast<float *>(byRole[role]);
+  return arguments;
+}
+
+void checkBuffer(const void *buffer, std::string_view role) {
+  if (!buffer)
+    throw Error(std::string(role) + " is null");
+  if (reinterpret_cast<uintptr_t>(buffer) % alignof(float) != 0)
+    throw Error(std::string(role) + " is not aligned for float (4 bytes)");
+}
+
+void checkRunArgs(const RunShape &shape, const RunArgs &args) {
+  checkBuffer(args.output, "output");
+  checkBuffer(args.input, "input");
+  checkDisjoint(args.output, shape.output, args.input, shape.input, "input");
+  if (shape.constantWeights) {
+    if (args.weights)
+      throw Error("weights must be null: the weights are constant, given "
+                  "once to setWeights()");
+  } else {
+    checkBuffer(args.weights, "weights");
+    checkDisjoint(args.output, shape.output, args.weights, shape.weights,
+                  "weights");
+  }
+  if (args.bias) {
+    checkBuffer(args.bias, "bias");
+    checkDisjoint(args.output, shape.output, args.bias, shape.bias, "bias");
+  }
+  if (!shape.residual) {
+    if (args.residual)
+      throw Error("a residual was given, but this operator was created "
+                  "without one (residual = false)");
+    return;
+  }
+  if (!args.residual)
+    throw Error("residual is null: this operator adds one (residual = true)");
+  checkBuffer(args.residual, "residual");
+  if (args.residual != args.output)
+    checkDisjoint(args.output, shape.output, args.residual, shape.output,
+                  "residual (it may be the output itself, not part of it)");
+}
+
+} // namespace ttile::runtime

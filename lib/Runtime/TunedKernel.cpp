@@ -1,0 +1,228 @@
+//===- Runtime/TunedKernel.cpp - The core under every operator ------------===//
+
+#include "Runtime/TunedKernel.h"
+
+#include "Cache/KernelCache.h"
+#include "Scheme/SchemeParser.h"
+#include "Search/Tuner.h"
+#include "Support/Logging.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace ttile::runtime {
+namespace {
+
+class Stopwatch {
+public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point start_ =
+      std::chrono::steady_clock::now();
+};
+
+/// Set while a tune() runs on this thread: a tune() from its progress
+/// callback would wait for the lock the first one holds (the object's, or
+/// the cache key's for another object of the same problem).
+thread_local bool tuningOnThisThread = false;
+
+class TuningOnThisThread {
+public:
+  TuningOnThisThread() {
+    if (tuningOnThisThread)
+      throw Error("tune() was called from a progress callback of a tune() "
+                  "on the same thread, which would wait for itself; tune "
+                  "after it returns");
+    tuningOnThisThread = true;
+  }
+  ~TuningOnThisThread() { tuningOnThisThread = false; }
+  TuningOnThisThread(const TuningOnThisThread &) = delete;
+  TuningOnThisThread &operator=(const TuningOnThisThread &) = delete;
+};
+
+void checkTuneOptions(const TuneOptions &options) {
+  if (options.trials < 1)
+    throw Error(fmt::format("trials ({}) must be at least 1", options.trials));
+  if (!(options.seconds >= 0) || std::isinf(options.seconds))
+    throw Error(fmt::format("seconds ({}) must be a finite number of seconds, "
+                            "or 0 for no limit",
+                            options.seconds));
+}
+
+search::TuneOptions searchOptions(const TuneOptions &options) {
+  search::TuneOptions result;
+  result.trials = options.trials;
+  result.maxSeconds = options.seconds;
+  result.seed = options.seed;
+  if (options.progress)
+    result.progress = [progress = options.progress](
+                          const search::TuneProgress &step) {
+      progress(TuneProgress{step.trial, step.trials, step.elapsedSeconds,
+                            step.bestGflops});
+    };
+  return result;
+}
+
+/// What a cache entry tells about the kernel it holds.
+TuneInfo infoFromEntry(const cache::KernelEntry &entry) {
+  TuneInfo info;
+  info.tuned = true;
+  info.cacheHit = true;
+  info.gflops = entry.gflops;
+  info.kernelSeconds = entry.seconds;
+  info.percentOfPeak = entry.percentOfPeak;
+  return info;
+}
+
+} // namespace
+
+TunedKernel::TunedKernel(const OperatorProblem &problem)
+    : problem_(problem), roles_(problem.spec()),
+      constantWeights_(
+          problem.spec().tensors[*roles_.tensorOf(Role::Weights)].constant) {}
+
+std::shared_ptr<const jit::Kernel> TunedKernel::kernelForRun() {
+  std::lock_guard lock(mutex_);
+  if (kernel_)
+    return kernel_;
+  if (std::optional<Found> cached =
+          findCached(cache::KernelCache(), problem_.cacheKey())) {
+    kernel_ = std::move(cached->kernel);
+    info_ = cached->info;
+    return kernel_;
+  }
+  const spec::Spec &spec = problem_.spec();
+  kernel_ = std::make_shared<const jit::Kernel>(
+      jit::compileKernel(spec, search::untunedScheme(spec)));
+  info_ = TuneInfo();
+  log().info("running {} {} untuned: scheme {} was chosen by the model "
+             "without measurement; tune() finds a faster one",
+             problem_.opName(), problem_.str(),
+             scheme::printScheme(kernel_->scheme()));
+  return kernel_;
+}
+
+std::optional<TunedKernel::Found>
+TunedKernel::findCached(const cache::KernelCache &cache,
+                        const cache::CacheKey &key) const {
+  std::optional<cache::KernelEntry> entry = cache.load(key);
+  if (!entry)
+    return std::nullopt;
+  std::optional<jit::Kernel> linked =
+      cache::linkEntry(problem_.spec(), *entry);
+  if (!linked)
+    return std::nullopt;
+  log().info("{} {}: cached kernel, {:.1f} GFLOP/s: {}", problem_.opName(),
+             problem_.str(), entry->gflops, entry->scheme);
+  return Found{std::make_shared<const jit::Kernel>(std::move(*linked)),
+               infoFromEntry(*entry)};
+}
+
+void TunedKernel::use(std::shared_ptr<const jit::Kernel> newKernel,
+                      const TuneInfo &newInfo) {
+  std::lock_guard lock(mutex_);
+  kernel_ = std::move(newKernel);
+  info_ = newInfo;
+}
+
+void TunedKernel::tune(const TuneOptions &options) {
+  checkTuneOptions(options);
+  TuningOnThisThread reentrancyGuard;
+  std::lock_guard tuning(tuning_);
+  {
+    std::lock_guard lock(mutex_);
+    if (laidOutWeights_)
+      throw Error("tune() after setWeights(): the constant weights are laid "
+                  "out for the kernel in use, which tune() would replace; "
+                  "call tune() first, then setWeights()");
+  }
+  Stopwatch watch;
+  cache::KernelCache cache;
+  cache::CacheKey key = problem_.cacheKey();
+  auto useCached = [&] {
+    std::optional<Found> cached = findCached(cache, key);
+    if (cached) {
+      cached->info.seconds = watch.seconds();
+      use(std::move(cached->kernel), cached->info);
+    }
+    return cached.has_value();
+  };
+  if (useCached())
+    return;
+
+  // The protocol of Cache/KernelCache.h: another process (or object) may
+  // be tuning this very problem; wait for it and take its winner.
+  cache::KeyLock lock = cache.lockForTuning(key);
+  if (useCached())
+    return;
+  search::TuneResult result =
+      search::tune(problem_.spec(), searchOptions(options));
+  cache::KernelEntry entry;
+  entry.objectCode = result.kernel.objectCode();
+  auto tuned = std::make_shared<const jit::Kernel>(std::move(result.kernel));
+  entry.scheme = scheme::printScheme(tuned->scheme());
+  entry.entryName = jit::kKernelEntryName;
+  entry.seconds = result.timing.medianSeconds;
+  entry.percentOfPeak = result.percentOfPeak;
+  entry.gflops = result.gflops;
+  entry.trials = result.trials;
+  entry.tuningSeconds = result.seconds;
+  cache.store(key, entry);
+
+  TuneInfo info = infoFromEntry(entry);
+  info.cacheHit = false;
+  info.seconds = watch.seconds();
+  info.trials = result.trials;
+  info.rejected = result.rejected;
+  use(std::move(tuned), info); // search::tune logged the winner.
+}
+
+void TunedKernel::setConstantWeights(const float *weights) {
+  std::lock_guard tuning(tuning_); // The kernel stays the one in use.
+  std::shared_ptr<const jit::Kernel> kernel = kernelForRun();
+  const int tensor = *roles_.tensorOf(Role::Weights);
+  auto laidOut = std::make_shared<measure::AlignedBuffer>(
+      static_cast<size_t>(kernel->constantElements(tensor)));
+  kernel->layOutConstant(tensor, weights, laidOut->data());
+  std::lock_guard lock(mutex_);
+  laidOutWeights_ = std::move(laidOut);
+}
+
+void TunedKernel::run(RunArgs buffers) {
+  std::shared_ptr<const jit::Kernel> kernel;
+  if (constantWeights_) {
+    std::shared_ptr<const measure::AlignedBuffer> weights;
+    {
+      std::lock_guard lock(mutex_);
+      kernel = kernel_;
+      weights = laidOutWeights_;
+    }
+    if (!weights)
+      throw Error("the constant weights are not set: call setWeights() "
+                  "first");
+    // The kernel they were laid out for: setWeights() picked it.
+    buffers.weights = weights->data();
+    kernel->run(roles_.arguments(buffers));
+    return;
+  }
+  kernel = kernelForRun();
+  kernel->run(roles_.arguments(buffers));
+}
+
+std::string TunedKernel::scheme() {
+  return scheme::printScheme(kernelForRun()->scheme());
+}
+
+TuneInfo TunedKernel::info() const {
+  std::lock_guard lock(mutex_);
+  return info_;
+}
+
+} // namespace ttile::runtime

@@ -2,8 +2,8 @@
 //
 // The whole pipeline for one kernel, in one call:
 //
-//   validateScheme   (Scheme/Validate.h)   the scheme is legal for the spec
 //   withInferredHoist(Scheme/Normalize.h)  the output lives in registers
+//   validateScheme   (Scheme/Validate.h)   the scheme is legal for the spec
 //   lowerToLLVM      (CodeGen/KernelIR.h)  IR with explicit vectors and FMAs
 //   optimizeModule   (CodeGen/Optimizer.h) the O3 pipeline
 //   emitObject       (CodeGen/MachineCode.h) an object file

@@ -1,14 +1,13 @@
 //===- ttile-tune.cpp - Tune every convolution of a network ---------------===//
 //
-//   ttile-tune --net resnet18|yolo9000|mobilenet ...  [options]
+//   ttile-tune --net resnet18|yolo9000|mobilenet|resnet50 ...  [options]
 //   ttile-tune --layer ic64oc64ih56kh3ph1 ...         [options]
 //
 // Tunes each layer as ttile::Conv2D::tune does, so the winners land in the
 // kernel cache that applications then use, and prints a table with one row
-// per layer and a summary line per network (Report.h). Layers this version
-// does not support (MobileNet's depthwise layers, groups = C) get a row
-// saying so and do not stop the others. --layer takes benchdnn's notation
-// (LayerDescriptor.h).
+// per layer and a summary line per network (Report.h). A layer that fails
+// gets a row saying so and does not stop the others. --layer takes
+// benchdnn's notation (LayerDescriptor.h).
 //
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the

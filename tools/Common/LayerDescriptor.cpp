@@ -21,6 +21,22 @@ constexpr std::string_view kKeys[] = {"mb", "g",  "ic", "ih", "iw", "oc",
 /// benchdnn's keys for the depth of 3D convolutions.
 constexpr std::string_view kDepthKeys[] = {"id", "od", "kd", "sd", "pd", "dd"};
 
+/// The words of an epilogue that take no number, and what they set.
+struct PlainActivation {
+  std::string_view word;
+  Activation activation;
+};
+constexpr PlainActivation kPlainActivations[] = {
+    {"relu", Activation::ReLU},           {"silu", Activation::SiLU},
+    {"hardswish", Activation::HardSwish}, {"sigmoid", Activation::Sigmoid},
+    {"tanh", Activation::Tanh},
+};
+constexpr std::string_view kResidualWord = "res";
+constexpr std::string_view kClampWord = "clamp";
+constexpr std::string_view kLeakyReLUWord = "leakyrelu";
+constexpr std::string_view kEpilogueWords =
+    "res relu relu6 clamp<lo>:<hi> leakyrelu<a> silu hardswish sigmoid tanh";
+
 bool isKeyLetter(char c) { return c >= 'a' && c <= 'z'; }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -28,10 +44,34 @@ bool contains(std::span<const std::string_view> keys, std::string_view key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
-/// The pairs of a descriptor, and its name if it has one.
+std::optional<Activation> plainActivation(std::string_view word) {
+  for (const PlainActivation &plain : kPlainActivations)
+    if (plain.word == word)
+      return plain.activation;
+  return std::nullopt;
+}
+
+bool isEpilogueWord(std::string_view word) {
+  return word == kResidualWord || word == kClampWord ||
+         word == kLeakyReLUWord || plainActivation(word);
+}
+
+/// "0.1" rather than "0.100000001": the shortest text that reads back as
+/// the same float.
+std::string formatFloat(float value) {
+  char buffer[32];
+  std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+/// The pairs of a descriptor, its epilogue, and its name if it has one.
 class Parser {
 public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  /// `shown` is the text that error messages quote: the whole layer when
+  /// `text` is the epilogue after a network layer's name.
+  explicit Parser(std::string_view text, std::string_view shown = {})
+      : text_(text), shown_(shown.empty() ? text : shown) {}
 
   void parse() {
     if (text_.empty())
@@ -43,7 +83,7 @@ public:
       else if (c == 'n')
         parseName();
       else if (isKeyLetter(c))
-        parsePair();
+        parseWord();
       else
         fail(std::string("expected a key such as 'ic' at column ") +
              std::to_string(position_ + 1) + ", got '" + c + "'");
@@ -63,9 +103,21 @@ public:
     return *found;
   }
   const std::optional<std::string> &name() const { return name_; }
+  /// Whether the text held an epilogue and nothing else.
+  bool onlyEpilogue() const {
+    return values_.empty() && !name_ && (activation_ || residual_);
+  }
+
+  /// Sets the epilogue fields of `params` from the words parsed.
+  void applyEpilogue(Conv2DParams &params) const {
+    params.activation = activation_.value_or(Activation::None);
+    params.alpha = alpha_;
+    params.beta = beta_;
+    params.residual = residual_;
+  }
 
   [[noreturn]] void fail(const std::string &message) const {
-    throw Error("layer '" + std::string(text_) + "': " + message);
+    throw Error("layer '" + std::string(shown_) + "': " + message);
   }
 
 private:
@@ -83,29 +135,61 @@ private:
     } else {
       name_ = std::string(text_.substr(position_));
       position_ = text_.size();
+      rejectTrailingEpilogue(*name_);
     }
     if (name_->empty())
       fail("the name is empty");
   }
 
-  void parsePair() {
-    size_t keyEnd = position_;
-    while (keyEnd < text_.size() && isKeyLetter(text_[keyEnd]))
-      ++keyEnd;
-    std::string key(text_.substr(position_, keyEnd - position_));
+  /// An unquoted name takes the rest of the text, epilogue words included:
+  /// "nconv_relu" would be a layer named conv_relu without its ReLU.
+  void rejectTrailingEpilogue(const std::string &name) const {
+    size_t underscore = name.rfind('_');
+    if (underscore == std::string::npos)
+      return;
+    std::string_view tail = std::string_view(name).substr(underscore);
+    Parser epilogue(tail);
+    try {
+      epilogue.parse();
+    } catch (const Error &) {
+      return; // Not an epilogue: an ordinary name.
+    }
+    if (epilogue.onlyEpilogue())
+      fail("the name '" + name + "' ends in '" + std::string(tail) +
+           "', which reads as an epilogue: give the epilogue before the "
+           "name, or quote the name (n\"" +
+           name + "\")");
+  }
+
+  /// A key and its number, or a word of the epilogue.
+  void parseWord() {
+    size_t wordEnd = position_;
+    while (wordEnd < text_.size() && isKeyLetter(text_[wordEnd]))
+      ++wordEnd;
+    std::string word(text_.substr(position_, wordEnd - position_));
+    position_ = wordEnd;
+    if (isEpilogueWord(word))
+      parseEpilogueWord(word);
+    else
+      parsePair(word);
+  }
+
+  void parsePair(const std::string &key) {
     if (contains(kDepthKeys, key))
       fail("'" + key + "': 3D convolutions are not supported");
     if (!contains(kKeys, key))
       fail("unknown key '" + key +
-           "' (keys: mb g ic ih iw oc oh ow kh kw sh sw ph pw dh dw n)");
-    size_t valueEnd = keyEnd;
+           "' (keys: mb g ic ih iw oc oh ow kh kw sh sw ph pw dh dw n; "
+           "epilogue: " +
+           std::string(kEpilogueWords) + ")");
+    size_t valueEnd = position_;
     while (valueEnd < text_.size() && isDigit(text_[valueEnd]))
       ++valueEnd;
-    if (valueEnd == keyEnd)
+    if (valueEnd == position_)
       fail("'" + key + "' has no value");
     int64_t value = 0;
-    std::from_chars_result result =
-        std::from_chars(text_.data() + keyEnd, text_.data() + valueEnd, value);
+    std::from_chars_result result = std::from_chars(
+        text_.data() + position_, text_.data() + valueEnd, value);
     if (result.ec != std::errc() || value > runtime::kMaxParam)
       fail("the value of '" + key + "' is larger than 2^31");
     if (!values_.emplace(key, value).second)
@@ -113,10 +197,70 @@ private:
     position_ = valueEnd;
   }
 
-  std::string_view text_;
+  void parseEpilogueWord(const std::string &word) {
+    if (word == kResidualWord) {
+      if (residual_)
+        fail("'res' is given twice");
+      residual_ = true;
+    } else if (word == kClampWord) {
+      float lo = parseFloat(word);
+      if (position_ >= text_.size() || text_[position_] != ':')
+        fail("'clamp' takes two bounds, as in clamp0:6");
+      ++position_;
+      setActivation(word, Activation::Clamp, lo, parseFloat(word));
+    } else if (word == kLeakyReLUWord) {
+      setActivation(word, Activation::LeakyReLU, parseFloat(word), 0);
+    } else if (word == "relu" && text_.substr(position_, 1) == "6") {
+      ++position_;
+      setActivation("relu6", Activation::Clamp, 0, 6);
+    } else {
+      setActivation(word, *plainActivation(word), 0, 0);
+    }
+    if (position_ < text_.size() &&
+        (isDigit(text_[position_]) || text_[position_] == '.' ||
+         text_[position_] == '-' || text_[position_] == ':'))
+      fail("'" + word + "' is followed by '" +
+           std::string(text_.substr(position_, 1)) +
+           "': only clamp<lo>:<hi> and leakyrelu<a> take numbers");
+  }
+
+  void setActivation(const std::string &word, Activation activation,
+                     float alpha, float beta) {
+    if (activation_)
+      fail("two activations: '" + activationWord_ + "' and '" + word + "'");
+    activation_ = activation;
+    activationWord_ = word;
+    alpha_ = alpha;
+    beta_ = beta;
+  }
+
+  /// A decimal number such as -1, 0.1 or 6 at the current position.
+  float parseFloat(const std::string &word) {
+    size_t end = position_;
+    if (end < text_.size() && text_[end] == '-')
+      ++end;
+    while (end < text_.size() && (isDigit(text_[end]) || text_[end] == '.'))
+      ++end;
+    float value = 0;
+    std::from_chars_result result = std::from_chars(
+        text_.data() + position_, text_.data() + end, value,
+        std::chars_format::fixed);
+    if (end == position_ || result.ec != std::errc() ||
+        result.ptr != text_.data() + end)
+      fail("'" + word + "' needs a number, as in " +
+           (word == kClampWord ? "clamp0:6" : "leakyrelu0.1"));
+    position_ = end;
+    return value;
+  }
+
+  std::string_view text_, shown_;
   size_t position_ = 0;
   std::map<std::string, int64_t> values_;
   std::optional<std::string> name_;
+  std::optional<Activation> activation_;
+  std::string activationWord_;
+  float alpha_ = 0, beta_ = 0;
+  bool residual_ = false;
 };
 
 /// One spatial axis of a descriptor, with benchdnn's defaults applied.
@@ -160,8 +304,45 @@ void resolvePadding(const Parser &parser, const Axis &axis, const char *outKey,
 } // namespace
 
 NamedLayer parseLayer(std::string_view text) {
-  std::optional<NamedLayer> known = findNetworkLayer(text);
-  return known ? std::move(*known) : parseLayerDescriptor(text);
+  if (std::optional<NamedLayer> known = findNetworkLayer(text))
+    return std::move(*known);
+  // Network layers are named without '_', so the first one starts the
+  // epilogue.
+  size_t underscore = text.find('_');
+  std::optional<NamedLayer> known =
+      underscore == std::string_view::npos
+          ? std::nullopt
+          : findNetworkLayer(text.substr(0, underscore));
+  if (!known)
+    return parseLayerDescriptor(text);
+  Parser epilogue(text.substr(underscore), text);
+  epilogue.parse();
+  if (!epilogue.onlyEpilogue())
+    epilogue.fail("only an epilogue may follow the name of " + known->name +
+                  ", as in " + known->name + "_res_relu");
+  epilogue.applyEpilogue(known->params);
+  known->name = std::string(text);
+  return std::move(*known);
+}
+
+std::string epilogueSuffix(const Conv2DParams &params) {
+  std::string suffix = params.residual ? "_res" : "";
+  switch (params.activation) {
+  case Activation::None:
+    break;
+  case Activation::Clamp:
+    suffix += "_clamp" + formatFloat(params.alpha) + ":" +
+              formatFloat(params.beta);
+    break;
+  case Activation::LeakyReLU:
+    suffix += "_leakyrelu" + formatFloat(params.alpha);
+    break;
+  default:
+    for (const PlainActivation &plain : kPlainActivations)
+      if (plain.activation == params.activation)
+        suffix += "_" + std::string(plain.word);
+  }
+  return suffix;
 }
 
 NamedLayer parseLayerDescriptor(std::string_view descriptor) {
@@ -199,6 +380,7 @@ NamedLayer parseLayerDescriptor(std::string_view descriptor) {
   p.dilationW = horizontal.dilation;
   resolvePadding(parser, vertical, "oh", "H", p.padTop, p.padBottom);
   resolvePadding(parser, horizontal, "ow", "W", p.padLeft, p.padRight);
+  parser.applyEpilogue(p);
   return layer;
 }
 

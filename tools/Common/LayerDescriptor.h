@@ -24,12 +24,34 @@
 // output oh rows high. An oh that no padding gives is an error. Likewise
 // for the width.
 //
+// The fused epilogue, output = act(conv + bias + residual), follows the
+// shape as words of its own ('_' allowed before each, as between pairs),
+// where benchdnn has its --attr-post-ops option:
+//
+//   ic64oc256ih56kh1_res_relu   ic32oc32ih112kh3ph1g32_relu6
+//
+//   res              a residual (Conv2DParams::residual)
+//   relu             ReLU
+//   relu6            Clamp(0, 6)
+//   clamp<lo>:<hi>   Clamp(lo, hi): clamp0:6, clamp-1:1.5
+//   leakyrelu<a>     LeakyReLU(a): leakyrelu0.1
+//   silu hardswish sigmoid tanh
+//
+// At most one activation. Numbers are decimal, without exponent. None of
+// these words starts with 'n', so they never open a name; but a trailing
+// unquoted name takes the rest of the text, so an epilogue must come before
+// it. A trailing name that ends in what reads as an epilogue ("nconv_relu")
+// is an error rather than a silently plain layer: quote it, or move the
+// epilogue. The epilogue may also follow a network's layer name
+// (parseLayer: "ResNet50-14_res_relu").
+//
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H
 #define TTILE_TOOLS_COMMON_LAYERDESCRIPTOR_H
 
 #include "Networks.h"
 
+#include <string>
 #include <string_view>
 
 namespace ttile::tools {
@@ -40,9 +62,15 @@ namespace ttile::tools {
 /// parameters themselves are checked by ttile::Conv2D.
 NamedLayer parseLayerDescriptor(std::string_view descriptor);
 
-/// The layer of a known network named `text` ("Yolo9000-18"), else the
-/// layer the descriptor `text` describes.
+/// The layer of a known network named `text` ("Yolo9000-18"), that layer
+/// with the epilogue `text` adds after a '_' ("Yolo9000-18_leakyrelu0.1"),
+/// else the layer the descriptor `text` describes.
 NamedLayer parseLayer(std::string_view text);
+
+/// The epilogue of `params` as a descriptor writes it, each word after a
+/// '_': "_res_relu", "_clamp0:6"; "" for none. parseLayerDescriptor reads
+/// it back.
+std::string epilogueSuffix(const Conv2DParams &params);
 
 } // namespace ttile::tools
 

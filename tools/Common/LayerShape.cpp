@@ -2,10 +2,12 @@
 
 #include "LayerShape.h"
 
+#include "LayerDescriptor.h"
 #include "Runtime/ConvParams.h"
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -87,7 +89,9 @@ std::string formatShape(const Conv2DParams &p) {
     shape += fmt::format(" mb{}", p.N);
   if (p.groups != 1)
     shape += fmt::format(" g{}", p.groups);
-  return shape;
+  std::string epilogue = epilogueSuffix(p);
+  std::replace(epilogue.begin(), epilogue.end(), '_', ' ');
+  return shape + epilogue;
 }
 
 } // namespace ttile::tools

@@ -15,7 +15,9 @@ namespace ttile::tools {
 
 /// "K,C,H/W,R/S" as in thesis Fig. 6.1, with the output size, "AxB" where
 /// the two axes differ, then the stride, padding, dilation, batch and
-/// groups where they are not the defaults: "64,64,56,3 s2 p1".
+/// groups where they are not the defaults, and the epilogue as a layer
+/// descriptor writes it (LayerDescriptor.h): "64,64,56,3 s2 p1",
+/// "256,64,56,1 res relu".
 std::string formatShape(const Conv2DParams &params);
 
 /// MFLOP of one run, 2 per multiply-add, counting groups; 0 when the

@@ -9,6 +9,22 @@
 //                       as in torchvision and MLPerf), 224x224, batch 1,
 //                       with its padding: its 53 convolutions as 23 distinct
 //                       shapes, each with the number of times it occurs.
+// With their real epilogues (the bias and, where the network has them, the
+// activation and the residual: act(conv + bias + residual)):
+//   resnet50-fused      ResNet-50 as above, ReLU after every convolution
+//                       but the projection shortcuts, and the shortcut
+//                       added before it on each block's output (its last
+//                       1x1): 24 shapes, stage 1's expansion and shortcut
+//                       apart;
+//   mobilenetv2         MobileNet v2, 224x224: expansion 1x1 and depthwise
+//                       3x3 with ReLU6, linear projection 1x1 with the
+//                       residual where the block has one; 52 as 30 shapes;
+//   darknet19           Darknet-19 (YOLO v2's backbone) at 416x416, padded,
+//                       LeakyReLU(0.1) everywhere; 18 as 10 shapes;
+//   yolov5-backbone     YOLOv5s's backbone at 640x640, SiLU everywhere (its
+//                       shortcuts add after SiLU, so none is fused);
+//                       33 as 22 shapes.
+// Layer names are unique over all networks.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_NETWORKS_H

@@ -31,8 +31,16 @@ constexpr double kRelativeTolerance = 1e-5;
 /// accesses then straddle cache lines).
 struct LayerData {
   measure::AlignedBuffer input, weights, bias, ttileOutput, onednnOutput;
+  /// Empty without Conv2DParams::residual. Both libraries add it in place:
+  /// it is copied into their outputs before the runs.
+  measure::AlignedBuffer residual;
   /// Products summed into each output element: C/groups * R * S.
   int64_t taps = 0;
+
+  /// Writes the residual into ttile's output, where each run adds to it.
+  void restoreTtileResidual() {
+    std::copy_n(residual.data(), residual.size(), ttileOutput.data());
+  }
 };
 
 LayerData makeData(const Conv2DParams &p, uint64_t seed) {
@@ -51,6 +59,9 @@ LayerData makeData(const Conv2DParams &p, uint64_t seed) {
                    randomBuffer(p.K, 2),
                    measure::AlignedBuffer(outputSize),
                    measure::AlignedBuffer(outputSize),
+                   randomBuffer(p.residual ? static_cast<int64_t>(outputSize)
+                                           : 0,
+                                3),
                    (p.C / p.groups) * p.R * p.S};
 }
 
@@ -85,17 +96,24 @@ Contender prepareTtile(const Conv2DParams &params, LayerData &data,
     tune.seed = options.seed;
     conv->tune(tune);
     contender.outcome.detail = conv->scheme();
-    if (params.constantWeights) {
+    RunArgs args;
+    args.input = data.input.data();
+    args.bias = data.bias.data();
+    args.output = data.ttileOutput.data();
+    if (params.constantWeights)
       conv->setWeights(data.weights.data()); // Untimed, like oneDNN's reorder.
-      contender.run = [conv, &data] {
-        conv->run(data.input.data(), data.bias.data(), data.ttileOutput.data());
-      };
-    } else {
-      contender.run = [conv, &data] {
-        conv->run(data.input.data(), data.weights.data(), data.bias.data(),
-                  data.ttileOutput.data());
-      };
+    else
+      args.weights = data.weights.data();
+    if (params.residual) { // In place, as oneDNN's sum post-op.
+      args.residual = args.output;
+      data.restoreTtileResidual();
     }
+    contender.run = [conv, args] { conv->run(args); };
+    if (params.residual)
+      contender.finish = [conv, args, &data] {
+        data.restoreTtileResidual();
+        conv->run(args);
+      };
   } catch (const Error &error) {
     contender.outcome = {Outcome::Status::Failed, error.what()};
   }
@@ -110,10 +128,15 @@ Contender prepareOneDnn(const Conv2DParams &params, LayerData &data,
         params, options.layout == LayoutMode::Any
                     ? ReorderTiming::ReordersOutsideTiming
                     : ReorderTiming::ReordersInTiming);
-    conv->setData(data.input.data(), data.weights.data(), data.bias.data());
+    conv->setData(data.input.data(), data.weights.data(), data.bias.data(),
+                  params.residual ? data.residual.data() : nullptr);
     contender.outcome.detail = conv->implementation();
     contender.run = [conv] { conv->run(); };
-    contender.finish = [conv, &data] {
+    contender.finish = [conv, &data, residual = params.residual] {
+      if (residual) { // The checked output adds the residual once.
+        conv->restoreResidual();
+        conv->run();
+      }
       conv->readOutput(data.onednnOutput.data());
     };
   } catch (const Error &error) {
@@ -148,8 +171,13 @@ double measureAlternately(std::vector<Contender *> contenders,
   }
   double peakFlopsPerThread = peak.flopsPerCall() / peakSeconds;
   for (Contender *contender : contenders) {
-    if (contender->run)
-      contender->finish();
+    if (contender->run) {
+      try {
+        contender->finish();
+      } catch (const Error &error) {
+        contender->outcome = {Outcome::Status::Failed, error.what()};
+      }
+    }
     if (contender->outcome.measured())
       contender->outcome.percentOfPeak =
           100 * contender->outcome.gflops * 1e9 /
@@ -158,15 +186,17 @@ double measureAlternately(std::vector<Contender *> contenders,
   return peakFlopsPerThread;
 }
 
-double largestErrorRatio(const LayerData &data) {
+double largestErrorRatio(const LayerData &data, const Conv2DParams &params) {
   double largest = 0;
   for (size_t i = 0; i < data.ttileOutput.size(); ++i)
     largest = std::max<double>(largest, std::abs(data.ttileOutput.data()[i] -
                                                  data.onednnOutput.data()[i]));
-  // Every value is below 1 in magnitude, so is each of the taps products
-  // and the bias.
-  double termBound = static_cast<double>(data.taps + 1);
-  return largest / (kRelativeTolerance * termBound);
+  // Every value is below 1 in magnitude, so is each of the taps products,
+  // the bias and the residual; the activation amplifies a difference in
+  // the sum by its slope at most.
+  double termBound = static_cast<double>(data.taps + 1 + params.residual);
+  double slope = runtime::ConvProblem(params).spec().epilogue.lipschitzBound();
+  return largest / (kRelativeTolerance * termBound * slope);
 }
 
 } // namespace
@@ -209,7 +239,7 @@ LayerComparison compareLayer(const tools::NamedLayer &layer,
   result.mflop = tools::workMflop(params);
   result.usefulMflop = tools::usefulWorkMflop(params);
   result.megabytes = static_cast<double>(data.input.size() + data.weights.size() +
-                                         data.bias.size() +
+                                         data.bias.size() + data.residual.size() +
                                          data.ttileOutput.size()) *
                      sizeof(float) * 1e-6;
   const double flops = result.mflop * 1e6;
@@ -226,7 +256,7 @@ LayerComparison compareLayer(const tools::NamedLayer &layer,
   if (options.withOneDnn)
     result.onednn = onednn.outcome;
   if (result.ttile.measured() && result.onednn.measured())
-    result.errorRatio = largestErrorRatio(data);
+    result.errorRatio = largestErrorRatio(data, params);
   return result;
 }
 

@@ -12,6 +12,12 @@
 // minutes, and a peak measured once at the start made every layer of a
 // slow spell look further from it than it was.
 //
+// A layer's epilogue (Conv2DParams: activation, residual) runs in both:
+// in ttile's kernel, and as oneDNN's post-ops (OneDnnConv.h). Every layer
+// has a bias. The residual is added in place by both, as oneDNN's sum
+// post-op does: it is written into each library's output before the runs,
+// and again before the run whose output is checked.
+//
 // Layouts (--layout):
 //   any   each library at its best: ttile on its natural layout (NHWC),
 //         oneDNN on the formats it picks, its reorders outside the timing;
@@ -74,7 +80,8 @@ struct LayerComparison {
   tools::NamedLayer layer;
   double mflop = 0; ///< Of one run.
   double usefulMflop = 0; ///< Of those, the taps that read no padding.
-  /// The bytes one run must move at least: input, weights, bias, output.
+  /// The bytes one run must move at least: input, weights, bias, residual,
+  /// output.
   double megabytes = 0;
   /// The peak of one thread, measured in the same rounds as the libraries.
   double peakGflops = 0;

@@ -84,19 +84,61 @@ UserTensors userTensors(const Conv2DParams &p) {
           {{p.N, p.K, outH, outW}, nhwc ? Tag::nhwc : Tag::nchw}};
 }
 
+/// oneDNN's eltwise post-op for `activation`, with its alpha and beta.
+struct Eltwise {
+  dnnl::algorithm algorithm;
+  float alpha = 0, beta = 0;
+};
+
+std::optional<Eltwise> eltwiseOf(const Conv2DParams &p) {
+  using dnnl::algorithm;
+  switch (p.activation) {
+  case Activation::None:
+    return std::nullopt;
+  case Activation::ReLU:
+    return Eltwise{algorithm::eltwise_relu};
+  case Activation::Clamp:
+    return Eltwise{algorithm::eltwise_clip, p.alpha, p.beta};
+  case Activation::LeakyReLU: // relu's alpha is the slope below zero.
+    return Eltwise{algorithm::eltwise_relu, p.alpha};
+  case Activation::SiLU: // x * sigmoid(alpha * x)
+    return Eltwise{algorithm::eltwise_swish, 1};
+  case Activation::HardSwish:
+#if DNNL_VERSION_MAJOR >= 3 // x * max(0, min(1, alpha * x + beta))
+    return Eltwise{algorithm::eltwise_hardswish, 1.f / 6, 0.5f};
+#else // Fixed at 1/6 and 1/2.
+    return Eltwise{algorithm::eltwise_hardswish};
+#endif
+  case Activation::Sigmoid:
+    return Eltwise{algorithm::eltwise_logistic};
+  case Activation::Tanh:
+    return Eltwise{algorithm::eltwise_tanh};
+  }
+  throw Error("no oneDNN post-op for this activation", ErrorCode::Internal);
+}
+
+/// The epilogue as post-ops: the sum first, since ttile activates the sum
+/// with the residual in it.
+dnnl::primitive_attr epilogueAttributes(const Conv2DParams &p) {
+  dnnl::post_ops ops;
+  if (p.residual)
+    ops.append_sum(1.f);
+  if (std::optional<Eltwise> eltwise = eltwiseOf(p)) {
+#if DNNL_VERSION_MAJOR >= 3
+    ops.append_eltwise(eltwise->algorithm, eltwise->alpha, eltwise->beta);
+#else
+    ops.append_eltwise(1.f, eltwise->algorithm, eltwise->alpha, eltwise->beta);
+#endif
+  }
+  dnnl::primitive_attr attributes;
+  attributes.set_post_ops(ops);
+  return attributes;
+}
+
 dnnl::convolution_forward::primitive_desc
 primitiveDesc(const dnnl::engine &engine, const Conv2DParams &p,
               const UserTensors &user) {
-  dnnl::primitive_attr attributes;
-  if (p.activation == Activation::ReLU) {
-    dnnl::post_ops ops;
-#if DNNL_VERSION_MAJOR >= 3
-    ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-#else
-    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-#endif
-    attributes.set_post_ops(ops);
-  }
+  dnnl::primitive_attr attributes = epilogueAttributes(p);
   // oneDNN's dilation is the gap between taps, ttile's the distance.
   const memory::dims strides{p.strideH, p.strideW},
       dilations{p.dilationH - 1, p.dilationW - 1},
@@ -168,21 +210,34 @@ std::optional<dnnl::reorder> reorderBetween(const dnnl::engine &engine,
 
 struct OneDnnConv::Impl {
   Impl(const Conv2DParams &params, ReorderTiming timing)
-      : engine(dnnl::engine::kind::cpu, 0), stream(engine),
+      : hasResidual(params.residual), engine(dnnl::engine::kind::cpu, 0),
+        stream(engine),
         user(userTensors(params)), desc(primitiveDesc(engine, params, user)),
         convolution(desc), timing(timing), input(desc.src_desc(), engine),
         weights(desc.weights_desc(), engine), output(desc.dst_desc(), engine),
         // Primitives are made once: creating one inside run() would be timed.
         inputReorder(reorderBetween(engine, user.input.user(), desc.src_desc())),
         outputReorder(
-            reorderBetween(engine, desc.dst_desc(), user.output.user())) {
+            reorderBetween(engine, desc.dst_desc(), user.output.user())),
+        residualReorder(
+            reorderBetween(engine, user.output.user(), desc.dst_desc())) {
     if (timing == ReorderTiming::ReordersInTiming)
       timedOutput = memory(user.output.user(), engine);
   }
 
-  void setData(const float *input, const float *weights, const float *bias);
+  void setData(const float *input, const float *weights, const float *bias,
+               const float *residual);
   void run();
   void readOutput(float *output);
+  /// Writes the user's residual into the destination.
+  void loadResidual();
+  /// Whether run() writes the residual into the destination each time: in
+  /// the user's layout end to end, it is the user's, and oneDNN pays its
+  /// reorder when it chose another format.
+  bool loadsResidualInRun() const {
+    return userResidual && timing == ReorderTiming::ReordersInTiming &&
+           residualReorder;
+  }
 
   /// Runs `step` (a reorder between the two, when they differ).
   void reorder(std::optional<dnnl::reorder> &step, memory &from, memory &to) {
@@ -190,6 +245,7 @@ struct OneDnnConv::Impl {
       step->execute(stream, from, to);
   }
 
+  bool hasResidual;
   dnnl::engine engine;
   dnnl::stream stream;
   UserTensors user;
@@ -197,9 +253,9 @@ struct OneDnnConv::Impl {
   dnnl::convolution_forward convolution;
   ReorderTiming timing;
   memory input, weights, output; ///< In the primitive's formats.
-  std::optional<dnnl::reorder> inputReorder, outputReorder;
-  /// The user's input and bias, wrapped by setData.
-  memory userInput, userBias;
+  std::optional<dnnl::reorder> inputReorder, outputReorder, residualReorder;
+  /// The user's input, bias and residual, wrapped by setData.
+  memory userInput, userBias, userResidual;
   /// Where ReordersInTiming's run() reorders the output: the user's format,
   /// but not the user's buffer, which readOutput() writes in either mode.
   memory timedOutput;
@@ -213,16 +269,44 @@ OneDnnConv::OneDnnConv(const Conv2DParams &params, ReorderTiming timing) {
 OneDnnConv::~OneDnnConv() = default;
 
 void OneDnnConv::setData(const float *input, const float *weights,
-                         const float *bias) {
-  reportingErrors("take the data", [&] { impl_->setData(input, weights, bias); });
+                         const float *bias, const float *residual) {
+  reportingErrors("take the data",
+                  [&] { impl_->setData(input, weights, bias, residual); });
+}
+
+void OneDnnConv::restoreResidual() {
+  reportingErrors("write the residual", [&] {
+    impl_->loadResidual();
+    impl_->stream.wait();
+  });
+}
+
+void OneDnnConv::Impl::loadResidual() {
+  if (!userResidual)
+    return;
+  if (residualReorder)
+    residualReorder->execute(stream, userResidual, output);
+  else
+    std::memcpy(output.get_data_handle(), userResidual.get_data_handle(),
+                user.output.user().get_size());
 }
 
 void OneDnnConv::Impl::setData(const float *inputData,
                                const float *weightsData,
-                               const float *biasData) {
+                               const float *biasData,
+                               const float *residualData) {
   // oneDNN takes every buffer as void *, but does not write its inputs.
   userInput = memory(user.input.user(), engine, const_cast<float *>(inputData));
   userBias = memory(user.bias.user(), engine, const_cast<float *>(biasData));
+  if (!residualData != !hasResidual)
+    throw Error(hasResidual ? "OneDnnConv::setData without the residual"
+                            : "OneDnnConv::setData with a residual, but the "
+                              "convolution has none",
+                ErrorCode::Internal);
+  if (residualData)
+    userResidual = memory(user.output.user(), engine,
+                          const_cast<float *>(residualData));
+  loadResidual();
   memory userWeights(user.weights.user(), engine,
                      const_cast<float *>(weightsData));
   std::optional<dnnl::reorder> weightsReorder =
@@ -245,6 +329,8 @@ void OneDnnConv::Impl::run() {
   const bool reordersInTiming = timing == ReorderTiming::ReordersInTiming;
   if (reordersInTiming)
     reorder(inputReorder, userInput, input);
+  if (loadsResidualInRun())
+    loadResidual();
   convolution.execute(stream, {{DNNL_ARG_SRC, inputReorder ? input : userInput},
                                {DNNL_ARG_WEIGHTS, weights},
                                {DNNL_ARG_BIAS, userBias},

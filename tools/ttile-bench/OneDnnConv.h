@@ -2,9 +2,17 @@
 //
 // The baseline of `ttile-bench compare`: one ttile::Conv2DParams as a oneDNN
 // convolution_forward primitive (groups, padding, strides, dilations, bias,
-// the ReLU as a post-op), on the tensors of a user layout, that is the
+// the epilogue as post-ops), on the tensors of a user layout, that is the
 // layout of params.layout (docs/API.md: NHWC input, RSCK weights, NHWK
 // output; or NCHW, KCRS, NKHW).
+//
+// The epilogue act(conv + bias + residual) is oneDNN's sum post-op, then
+// its eltwise post-op: relu, clip for Clamp, relu with a slope for
+// LeakyReLU, swish with alpha = 1 for SiLU, hardswish, logistic for
+// Sigmoid, tanh. The sum adds what the destination holds, in place: the
+// residual is written into the destination before the runs, and each run
+// adds to what the one before left, as ttile's in-place residual does
+// (Conv2DParams::residual with RunArgs::residual == output).
 //
 // The primitive always picks its own formats (format_tag::any), and the
 // weights are reordered into its format once, as an inference framework
@@ -14,9 +22,9 @@
 //                          beforehand, the output afterwards; run() is the
 //                          convolution alone.
 //   ReordersInTiming       the user's layout end to end: run() reorders the
-//                          input, convolves and reorders the output, each
-//                          reorder skipped when oneDNN chose the user's
-//                          format itself.
+//                          input (and the residual), convolves and reorders
+//                          the output, each reorder skipped when oneDNN
+//                          chose the user's format itself.
 //
 // Built without oneDNN (cmake/FindDNNL.cmake found none), oneDnnVersion()
 // is empty and constructing a OneDnnConv throws.
@@ -52,9 +60,14 @@ public:
   OneDnnConv &operator=(const OneDnnConv &) = delete;
 
   /// Takes the data, in the user layout, that every run() computes on: the
-  /// weights (K floats of bias) are reordered now. The pointers must stay
-  /// valid until the last run().
-  void setData(const float *input, const float *weights, const float *bias);
+  /// weights (K floats of bias) are reordered now, and the residual, given
+  /// exactly when params.residual, is written into the destination. The
+  /// pointers must stay valid until the last run().
+  void setData(const float *input, const float *weights, const float *bias,
+               const float *residual);
+  /// Writes the residual into the destination again, for a run whose
+  /// output is checked: each run adds to what the one before left.
+  void restoreResidual();
   /// One convolution; returns when it is done.
   void run();
   /// The output of the last run(), written in the user layout.

@@ -24,9 +24,11 @@ struct OneDnnConv::Impl {};
 
 OneDnnConv::OneDnnConv(const Conv2DParams &, ReorderTiming) { missing(); }
 OneDnnConv::~OneDnnConv() = default;
-void OneDnnConv::setData(const float *, const float *, const float *) {
+void OneDnnConv::setData(const float *, const float *, const float *,
+                         const float *) {
   missing();
 }
+void OneDnnConv::restoreResidual() { missing(); }
 void OneDnnConv::run() { missing(); }
 void OneDnnConv::readOutput(float *) { missing(); }
 std::string OneDnnConv::implementation() const { missing(); }

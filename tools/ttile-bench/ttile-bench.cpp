@@ -25,8 +25,10 @@
 // compare: ttile against oneDNN, layer by layer, in this process
 // (Compare.h, CompareReport.h). --threads N gives both libraries N threads
 // (ttile's through TTILE_NUM_THREADS, which is part of its cache key).
-// --smoke runs one tiny layer quickly, for CI: it checks that both run and
-// agree. Exits 1 when a layer failed or the two outputs disagree.
+// Layers with an epilogue run it in both (Compare.h). --smoke runs one tiny
+// layer quickly, for CI, then the same with each activation and with a
+// residual: it checks that both run and agree. Exits 1 when a layer failed
+// or the two outputs disagree.
 //
 // convergence: the distribution of random candidates, best-of-n and
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
@@ -186,15 +188,23 @@ int compareStrategies(const tools::NamedLayer &layer, const Options &options) {
   return modelWins;
 }
 
-/// The layer of --smoke: small enough to tune and measure in a second, with
-/// padding, a bias and every dimension above one.
-tools::NamedLayer smokeLayer() {
-  return tools::parseLayerDescriptor("ic8oc16ih10kh3ph1n\"smoke\"");
+/// The layers of --smoke: small enough to tune and measure in a second, with
+/// padding, a bias and every dimension above one; then the same with each
+/// activation, mapped to oneDNN's post-ops, and with a residual, oneDNN's
+/// sum post-op. Clamp's bounds are inside the outputs' range.
+Networks smokeNetworks() {
+  const std::string shape = "ic8oc16ih10kh3ph1";
+  std::vector<tools::NamedLayer> epilogues;
+  for (const char *epilogue :
+       {"_res_relu", "_clamp-0.5:0.5", "_leakyrelu0.1", "_res_silu",
+        "_hardswish", "_sigmoid", "_tanh", "_res"})
+    epilogues.push_back(tools::parseLayerDescriptor(shape + epilogue));
+  return {{"smoke", {tools::parseLayerDescriptor(shape + "n\"smoke\"")}},
+          {"smoke-epilogues", epilogues}};
 }
 
 int runCompare(const Options &options) {
-  Networks networks = options.smoke ? Networks{{"smoke", {smokeLayer()}}}
-                                    : networksOf(options);
+  Networks networks = options.smoke ? smokeNetworks() : networksOf(options);
   bench::CompareOptions compare;
   compare.layout = kLayoutModes.at(options.layout);
   compare.threads = options.threads;

@@ -4,6 +4,11 @@
 
 #include "LayerShape.h"
 
+#include "JIT/Kernel.h"
+#include "Measure/TensorBuffers.h"
+#include "Runtime/ConvParams.h"
+#include "Scheme/SchemeParser.h"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -58,6 +63,46 @@ struct Totals {
   }
 };
 
+/// The kernel of `scheme` for `params`, with its buffers.
+struct SchemeKernel {
+  SchemeKernel(const Conv2DParams &params, const std::string &scheme,
+               uint64_t seed)
+      : kernel(jit::compileKernel(runtime::ConvProblem(params).spec(),
+                                  scheme::parseScheme(scheme))),
+        buffers(kernel.spec(), seed), arguments(kernel, buffers) {}
+
+  void run() const { kernel.run(arguments.pointers()); }
+
+  jit::Kernel kernel;
+  measure::TensorBuffers buffers;
+  measure::KernelArguments arguments;
+};
+
+/// `scheme` compiled for `layer` with and without its epilogue, timed in
+/// alternation over `options.rounds` rounds: the ratio of the fastest
+/// medians.
+double sameSchemeRatio(const tools::NamedLayer &layer,
+                       const std::string &scheme,
+                       const CompareOptions &options) {
+  Conv2DParams with = layer.params;
+  with.constantWeights = options.constantWeights;
+  Conv2DParams without = withoutEpilogue(layer).params;
+  without.constantWeights = options.constantWeights;
+  const SchemeKernel withKernel(with, scheme, options.seed),
+      withoutKernel(without, scheme, options.seed);
+  double withSeconds = 0, withoutSeconds = 0;
+  for (int round = 0; round < options.rounds; ++round) {
+    std::vector<measure::Measurement> times = measure::measureAlternately(
+        {[&] { withKernel.run(); }, [&] { withoutKernel.run(); }},
+        options.measure);
+    if (round == 0 || times[0].medianSeconds < withSeconds)
+      withSeconds = times[0].medianSeconds;
+    if (round == 0 || times[1].medianSeconds < withoutSeconds)
+      withoutSeconds = times[1].medianSeconds;
+  }
+  return withSeconds / withoutSeconds;
+}
+
 } // namespace
 
 bool hasEpilogue(const Conv2DParams &params) {
@@ -91,7 +136,18 @@ EpilogueCost measureEpilogueCost(const tools::NamedLayer &layer,
                                  const measure::PeakKernel &peak) {
   std::vector<LayerComparison> variants =
       compareVariants({layer, withoutEpilogue(layer)}, options, peak);
-  return {std::move(variants[0]), std::move(variants[1])};
+  EpilogueCost cost{std::move(variants[0]), std::move(variants[1]), {}};
+  if (cost.with.ttile.measured()) {
+    try {
+      cost.sameSchemeRatio =
+          sameSchemeRatio(layer, cost.with.ttile.detail, options);
+    } catch (const Error &error) {
+      cost.with.ttile = {Outcome::Status::Failed,
+                         std::string("with the scheme of its epilogue: ") +
+                             error.what()};
+    }
+  }
+  return cost;
 }
 
 EpilogueCostTable::EpilogueCostTable(
@@ -106,10 +162,11 @@ EpilogueCostTable::EpilogueCostTable(
 
 void EpilogueCostTable::printHeader() const {
   fmt::print(out_,
-             "{:<{}}  {:<{}} {:>5} {:>8}  {:>17}  {:>7}  {:>17}  {:>7}  {}\n",
+             "{:<{}}  {:<{}} {:>5} {:>8}  {:>17}  {:>7}  {:>8}  {:>17}  {:>7}  "
+             "{}\n",
              "layer", nameWidth_, "shape (K,C,H/W,R/S)", shapeWidth_, "count",
-             "MFLOP", "ttile bare GF/s", "ratio", "oneDNN bare GF/s", "ratio",
-             "ttile's schemes");
+             "MFLOP", "ttile bare GF/s", "ratio", "1 scheme",
+             "oneDNN bare GF/s", "ratio", "ttile's schemes");
   std::fflush(out_);
 }
 
@@ -126,10 +183,12 @@ void EpilogueCostTable::printRow(const EpilogueCost &cost) const {
         note = fmt::format("FAILED ({}): {}", variant->layer.name,
                            outcome->detail);
   }
-  fmt::print(out_, "{:<{}}  {:<{}} {:>5} {:8.1f}  {}  {:>7}  {}  {:>7}  {}\n",
+  fmt::print(out_,
+             "{:<{}}  {:<{}} {:>5} {:8.1f}  {}  {:>7}  {:>8}  {}  {:>7}  {}\n",
              with.layer.name, nameWidth_, tools::formatShape(with.layer.params),
              shapeWidth_, with.layer.count, with.mflop,
              bareFigures(cost.without.ttile), formatRatio(cost.ttileRatio()),
+             formatRatio(cost.sameSchemeRatio),
              bareFigures(cost.without.onednn), formatRatio(cost.onednnRatio()),
              note);
   std::fflush(out_);
@@ -146,6 +205,18 @@ void EpilogueCostTable::printSummary(
              "{}: time with the epilogues over time without, weighted by "
              "count: ttile {}, oneDNN {}\n",
              network, ttile.str(), onednn.str());
+  std::vector<double> sameScheme;
+  for (const EpilogueCost &cost : costs)
+    if (cost.sameSchemeRatio)
+      sameScheme.push_back(*cost.sameSchemeRatio);
+  if (!sameScheme.empty()) {
+    std::sort(sameScheme.begin(), sameScheme.end());
+    fmt::print(out_,
+               "  ttile on one scheme: median ratio {:.3f}, layers {:.3f} to "
+               "{:.3f}\n",
+               sameScheme[sameScheme.size() / 2], sameScheme.front(),
+               sameScheme.back());
+  }
   std::fflush(out_);
 }
 

@@ -7,7 +7,10 @@
 // ratios compare work, not moments of a shared machine. ttile tunes each
 // variant apart, as an application would (the cache keys the epilogue):
 // where the winners' schemes differ, the ratio includes that choice, and
-// the row says so.
+// the row says so. So a third ratio isolates the epilogue: the scheme ttile
+// tuned with it, compiled for both variants and timed alternately as
+// kernels (measure::measureAlternately), the residual then a tensor of its
+// own rather than the output.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_TTILE_BENCH_EPILOGUECOST_H
@@ -30,6 +33,9 @@ tools::NamedLayer withoutEpilogue(const tools::NamedLayer &layer);
 
 struct EpilogueCost {
   LayerComparison with, without;
+  /// time(with) / time(without) of ttile's kernels of one scheme, the one
+  /// tuned with the epilogue; none when ttile failed.
+  std::optional<double> sameSchemeRatio;
 
   /// time(with) / time(without), when the library measured both.
   std::optional<double> ttileRatio() const;

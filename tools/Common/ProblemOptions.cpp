@@ -87,6 +87,8 @@ float parseFloat(const std::string &option, std::string_view text) {
 /// activation of `shape`; clamp takes both bounds, clamp=0:6.
 void applyEpilogue(const std::string &text, spec::ConvShape &shape) {
   const std::string option = "--epilogue";
+  if (text.empty())
+    return;
   for (std::string_view item : splitCommas(text)) {
     if (item == "bias") {
       shape.bias = true;

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace ttile::tools {
@@ -73,6 +74,58 @@ std::map<std::string, int64_t> parseAssignments(const std::string &option,
   return values;
 }
 
+float parseFloat(const std::string &option, std::string_view text) {
+  float value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(),
+                                      value);
+  if (error != std::errc() || end != text.data() + text.size())
+    usageError(option, "'" + std::string(text) + "' is not a number");
+  return value;
+}
+
+/// --epilogue "bias,res,leakyrelu=0.1": sets the bias, residual and
+/// activation of `shape`; clamp takes both bounds, clamp=0:6.
+void applyEpilogue(const std::string &text, spec::ConvShape &shape) {
+  const std::string option = "--epilogue";
+  if (text.empty())
+    return;
+  for (std::string_view item : splitCommas(text)) {
+    if (item == "bias") {
+      shape.bias = true;
+      continue;
+    }
+    if (item == "res") {
+      shape.residual = true;
+      continue;
+    }
+    size_t equals = item.find('=');
+    std::optional<spec::Activation> activation =
+        spec::activationFromName(item.substr(0, equals));
+    if (!activation)
+      usageError(option, "unknown item '" + std::string(item) +
+                             "' (bias, res, or an activation: relu, clamp, "
+                             "leakyrelu, silu, hardswish, sigmoid, tanh)");
+    shape.epilogue.activation = *activation;
+    std::string_view values =
+        equals == std::string_view::npos ? "" : item.substr(equals + 1);
+    if (shape.epilogue.usesAlpha() != !values.empty())
+      usageError(option, shape.epilogue.usesAlpha()
+                             ? "'" + std::string(item) +
+                                   "' needs its parameters: leakyrelu=0.1, "
+                                   "clamp=0:6"
+                             : "'" + std::string(item) + "' takes none");
+    if (values.empty())
+      continue;
+    size_t colon = values.find(':');
+    if ((colon != std::string_view::npos) != shape.epilogue.usesBeta())
+      usageError(option, "clamp takes two bounds (clamp=0:6), leakyrelu "
+                         "one slope (leakyrelu=0.1)");
+    shape.epilogue.alpha = parseFloat(option, values.substr(0, colon));
+    if (colon != std::string_view::npos)
+      shape.epilogue.beta = parseFloat(option, values.substr(colon + 1));
+  }
+}
+
 spec::Spec convSpec(const ProblemOptions &options) {
   std::vector<int64_t> v = parseList("--conv", options.conv, 4, 5);
   spec::ConvShape shape;
@@ -82,6 +135,7 @@ spec::Spec convSpec(const ProblemOptions &options) {
   shape.R = shape.S = v[3];
   if (v.size() == 5)
     shape.strideH = shape.strideW = v[4];
+  applyEpilogue(options.epilogue, shape);
   return spec::conv2d(shape);
 }
 
@@ -104,6 +158,7 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
                                     "dh, dw, g, pt, pl, pb, pr)");
     *field->second = value;
   }
+  applyEpilogue(options.epilogue, shape);
   return spec::conv2d(shape);
 }
 
@@ -140,6 +195,11 @@ void ProblemOptions::addTo(CLI::App &app) {
   app.add_option("--constant", constants,
                  "an input tensor whose values are constant (e.g. W), which "
                  "the kernel reads laid out ahead for its Pack; repeatable");
+  app.add_option("--epilogue", epilogue,
+                 "of a convolution, comma-separated: bias, res (a residual) "
+                 "and an activation: relu, clamp=LO:HI, leakyrelu=A, silu, "
+                 "hardswish, sigmoid, tanh")
+      ->excludes(matmulOption, einsumOption);
   convOption->excludes(convFullOption, matmulOption, einsumOption);
   convFullOption->excludes(matmulOption, einsumOption);
   matmulOption->excludes(einsumOption);

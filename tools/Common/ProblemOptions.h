@@ -6,6 +6,8 @@
 //   --matmul I,J,K
 //   --einsum "ik,kj->ij" --sizes i=4,j=8,k=16
 //   --constant W                 an input laid out ahead (CodeGen/Prepack.h)
+//   --epilogue bias,res,silu     a convolution's bias, residual and
+//                                activation (clamp=0:6, leakyrelu=0.1)
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_PROBLEMOPTIONS_H
@@ -22,7 +24,7 @@
 namespace ttile::tools {
 
 struct ProblemOptions {
-  std::string conv, convFull, matmul, einsum, sizes;
+  std::string conv, convFull, matmul, einsum, sizes, epilogue;
   std::vector<std::string> constants; ///< Tensors marked Tensor::constant.
 
   /// Adds the options above to `app`, mutually exclusive.

@@ -222,42 +222,67 @@ std::optional<double> LayerComparison::speedup() const {
 LayerComparison compareLayer(const tools::NamedLayer &layer,
                              const CompareOptions &options,
                              const measure::PeakKernel &peak) {
-  LayerComparison result;
-  result.layer = layer;
-  Conv2DParams params = layer.params;
-  params.layout =
-      options.layout == LayoutMode::NCHW ? Layout::NCHW : Layout::NHWC;
-  params.constantWeights = options.constantWeights;
-  std::optional<LayerData> madeData;
-  try {
-    madeData.emplace(makeData(params, options.seed));
-  } catch (const Error &error) { // Parameters that give no output.
-    result.ttile = result.onednn = {Outcome::Status::Failed, error.what()};
-    return result;
+  return compareVariants({layer}, options, peak).front();
+}
+
+std::vector<LayerComparison>
+compareVariants(const std::vector<tools::NamedLayer> &variants,
+                const CompareOptions &options,
+                const measure::PeakKernel &peak) {
+  std::vector<LayerComparison> results(variants.size());
+  // Each variant's data, where its contenders' calls point.
+  std::vector<std::unique_ptr<LayerData>> data(variants.size());
+  std::vector<Conv2DParams> params(variants.size());
+  std::vector<Contender> ttile(variants.size()), onednn(variants.size());
+  for (size_t v = 0; v < variants.size(); ++v) {
+    LayerComparison &result = results[v];
+    result.layer = variants[v];
+    params[v] = variants[v].params;
+    params[v].layout =
+        options.layout == LayoutMode::NCHW ? Layout::NCHW : Layout::NHWC;
+    params[v].constantWeights = options.constantWeights;
+    try {
+      data[v] = std::make_unique<LayerData>(makeData(params[v], options.seed));
+    } catch (const Error &error) { // Parameters that give no output.
+      result.ttile = result.onednn = {Outcome::Status::Failed, error.what()};
+      continue;
+    }
+    const LayerData &d = *data[v];
+    result.mflop = tools::workMflop(params[v]);
+    result.usefulMflop = tools::usefulWorkMflop(params[v]);
+    result.megabytes =
+        static_cast<double>(d.input.size() + d.weights.size() + d.bias.size() +
+                            d.residual.size() + d.ttileOutput.size()) *
+        sizeof(float) * 1e-6;
+    ttile[v] = prepareTtile(params[v], *data[v], options);
+    if (options.withOneDnn)
+      onednn[v] = prepareOneDnn(params[v], *data[v], options);
   }
-  LayerData &data = *madeData;
-  result.mflop = tools::workMflop(params);
-  result.usefulMflop = tools::usefulWorkMflop(params);
-  result.megabytes = static_cast<double>(data.input.size() + data.weights.size() +
-                                         data.bias.size() + data.residual.size() +
-                                         data.ttileOutput.size()) *
-                     sizeof(float) * 1e-6;
-  const double flops = result.mflop * 1e6;
-  Contender ttile = prepareTtile(params, data, options);
-  std::vector<Contender *> contenders{&ttile};
-  Contender onednn;
-  if (options.withOneDnn) {
-    onednn = prepareOneDnn(params, data, options);
-    contenders.push_back(&onednn);
-  }
-  result.peakGflops =
+  // Each library's variants side by side, in every round.
+  std::vector<Contender *> contenders;
+  for (size_t v = 0; v < variants.size(); ++v)
+    if (data[v])
+      contenders.push_back(&ttile[v]);
+  for (size_t v = 0; v < variants.size(); ++v)
+    if (data[v] && options.withOneDnn)
+      contenders.push_back(&onednn[v]);
+  if (contenders.empty())
+    return results;
+  const double flops = results.front().mflop * 1e6;
+  const double peakGflops =
       measureAlternately(contenders, options, flops, peak) * 1e-9;
-  result.ttile = ttile.outcome;
-  if (options.withOneDnn)
-    result.onednn = onednn.outcome;
-  if (result.ttile.measured() && result.onednn.measured())
-    result.errorRatio = largestErrorRatio(data, params);
-  return result;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    if (!data[v])
+      continue;
+    LayerComparison &result = results[v];
+    result.peakGflops = peakGflops;
+    result.ttile = ttile[v].outcome;
+    if (options.withOneDnn)
+      result.onednn = onednn[v].outcome;
+    if (result.ttile.measured() && result.onednn.measured())
+      result.errorRatio = largestErrorRatio(*data[v], params[v]);
+  }
+  return results;
 }
 
 } // namespace ttile::bench

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ttile::bench {
 
@@ -100,6 +101,15 @@ struct LayerComparison {
 LayerComparison compareLayer(const tools::NamedLayer &layer,
                              const CompareOptions &options,
                              const measure::PeakKernel &peak);
+
+/// Runs variants of one shape (with and without an epilogue, say) through
+/// both libraries, all of them timed in the same rounds: the figures of
+/// two variants differ by what the variants do, not by when the machine
+/// was slower. Every variant must have the same work (workMflop).
+std::vector<LayerComparison>
+compareVariants(const std::vector<tools::NamedLayer> &variants,
+                const CompareOptions &options,
+                const measure::PeakKernel &peak);
 
 } // namespace ttile::bench
 

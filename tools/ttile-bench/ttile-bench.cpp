@@ -6,8 +6,8 @@
 //   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
 //                       [--per-run-weights]
 //                       [--threads N] [--trials N] [--rounds N] [--seed N]
-//                       [--json F] [--csv F]
-//   ttile-bench compare --smoke
+//                       [--json F] [--csv F] [--epilogue-cost]
+//   ttile-bench compare --smoke [--epilogue-cost]
 //   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
 //                           [--trials N] [--per-run-weights] [--seed N]
 //                           [--json F]
@@ -28,7 +28,8 @@
 // Layers with an epilogue run it in both (Compare.h). --smoke runs one tiny
 // layer quickly, for CI, then the same with each activation and with a
 // residual: it checks that both run and agree. Exits 1 when a layer failed
-// or the two outputs disagree.
+// or the two outputs disagree. --epilogue-cost reports, for each layer with
+// an epilogue, what it costs each library (EpilogueCost.h).
 //
 // convergence: the distribution of random candidates, best-of-n and
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
@@ -39,6 +40,7 @@
 #include "Compare.h"
 #include "CompareReport.h"
 #include "Convergence.h"
+#include "EpilogueCost.h"
 #include "LayerDescriptor.h"
 #include "Machine.h"
 #include "Networks.h"
@@ -94,6 +96,7 @@ struct Options {
   bool smoke = false;
   int rounds = 3;
   bool perRunWeights = false;
+  bool epilogueCost = false;
   int candidates = 200;
   uint64_t seed = 1;
 };
@@ -203,6 +206,39 @@ Networks smokeNetworks() {
           {"smoke-epilogues", epilogues}};
 }
 
+/// compare --epilogue-cost: the layers with an epilogue, each with and
+/// without it.
+int runEpilogueCost(const Networks &networks,
+                    const bench::CompareOptions &compare,
+                    const measure::PeakKernel &peak) {
+  bool anyProblem = false;
+  for (const auto &[name, layers] : networks) {
+    std::vector<tools::NamedLayer> withEpilogue;
+    for (const tools::NamedLayer &layer : layers)
+      if (bench::hasEpilogue(layer.params))
+        withEpilogue.push_back(layer);
+    if (withEpilogue.empty()) {
+      std::printf("%s: no layer has an epilogue\n\n", name.c_str());
+      continue;
+    }
+    bench::EpilogueCostTable table(stdout, withEpilogue);
+    table.printHeader();
+    std::vector<bench::EpilogueCost> costs;
+    for (const tools::NamedLayer &layer : withEpilogue) {
+      costs.push_back(bench::measureEpilogueCost(layer, compare, peak));
+      table.printRow(costs.back());
+      for (const bench::LayerComparison *variant :
+           {&costs.back().with, &costs.back().without})
+        anyProblem |= variant->disagree() ||
+                      variant->ttile.status == bench::Outcome::Status::Failed ||
+                      variant->onednn.status == bench::Outcome::Status::Failed;
+    }
+    table.printSummary(name, costs);
+    std::printf("\n");
+  }
+  return anyProblem ? tools::kExitFailure : 0;
+}
+
 int runCompare(const Options &options) {
   Networks networks = options.smoke ? smokeNetworks() : networksOf(options);
   bench::CompareOptions compare;
@@ -230,9 +266,11 @@ int runCompare(const Options &options) {
                 "alone\n");
   std::printf("\n");
 
+  const measure::PeakKernel peak;
+  if (options.epilogueCost)
+    return runEpilogueCost(networks, compare, peak);
   std::vector<bench::NetworkComparison> results;
   bool anyProblem = false;
-  const measure::PeakKernel peak;
   for (const auto &[name, layers] : networks) {
     bench::CompareTable table(stdout, layers, machine.bandwidthGBs);
     table.printHeader();
@@ -347,6 +385,12 @@ int main(int argc, char **argv) {
                       "of ttile's tuning and of the data");
   compare->add_option("--json", options.json, "write the results as JSON");
   compare->add_option("--csv", options.csv, "write the results as CSV");
+  compare
+      ->add_flag("--epilogue-cost", options.epilogueCost,
+                 "for each layer with an epilogue, time(with) / "
+                 "time(without) in each library, all timed in the same "
+                 "rounds")
+      ->excludes("--json", "--csv");
   compare->add_flag("--smoke", options.smoke,
                     "one tiny layer, quickly: do both run and agree?")
       ->excludes("--net", "--layer", "--trials", "--rounds");

@@ -372,6 +372,14 @@ std::optional<int> Spec::residualIndex() const {
   return std::nullopt;
 }
 
+void Spec::addResidual(std::string residualName) {
+  Tensor residual = output();
+  residual.name = std::move(residualName);
+  residual.role = TensorRole::Residual;
+  residual.constant = false;
+  tensors.push_back(std::move(residual));
+}
+
 std::optional<DimId> Spec::findDim(std::string_view dimName) const {
   for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i].name == dimName)

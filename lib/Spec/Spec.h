@@ -128,6 +128,9 @@ public:
   std::vector<int> inputIndices() const;
   std::optional<int> biasIndex() const;
   std::optional<int> residualIndex() const;
+  /// Appends a residual named `name`, a tensor with the output's axes (the
+  /// bias, if any, must be there already).
+  void addResidual(std::string residualName = "R");
 
   std::optional<DimId> findDim(std::string_view name) const;
   /// Like findDim, but throws ttile::Error naming the dimension.

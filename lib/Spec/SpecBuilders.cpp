@@ -175,12 +175,8 @@ Spec conv2d(const ConvShape &shape) {
   if (shape.bias)
     spec.tensors.push_back(
         tensor("B", TensorRole::Bias, withChannels({}, "k")));
-  if (shape.residual) {
-    Tensor residual = spec.tensors.front();
-    residual.name = "R";
-    residual.role = TensorRole::Residual;
-    spec.tensors.push_back(std::move(residual));
-  }
+  if (shape.residual)
+    spec.addResidual();
   spec.epilogue = shape.epilogue;
   spec.verify();
   return spec;

@@ -132,12 +132,8 @@ spec::Spec withRandomEpilogue(spec::Spec spec, uint64_t seed) {
   if (epilogue.usesBeta())
     epilogue.beta = epilogue.alpha + std::uniform_real_distribution<float>(
                                          0, 2)(random);
-  if (chance(random, 0.5)) {
-    spec::Tensor residual = spec.output();
-    residual.name = "R";
-    residual.role = spec::TensorRole::Residual;
-    spec.tensors.push_back(std::move(residual));
-  }
+  if (chance(random, 0.5))
+    spec.addResidual();
   spec.verify();
   return spec;
 }

@@ -35,10 +35,7 @@ public:
     spec_.tensors.push_back({"bias", spec::TensorRole::Bias,
                              spec::ElementType::F32,
                              {spec_.tensors[0].axes[1]}});
-    spec::Tensor residual = spec_.output();
-    residual.name = "R";
-    residual.role = spec::TensorRole::Residual;
-    spec_.tensors.push_back(residual);
+    spec_.addResidual();
     spec_.epilogue = {spec::Activation::SiLU};
     spec_.verify();
   }

@@ -93,10 +93,7 @@ TEST(ReferenceTest, BiasAndRelu) {
 
 TEST(ReferenceTest, ResidualThenActivation) {
   Spec spec = matmul(2, 2, 2);
-  Tensor residual = spec.output();
-  residual.name = "R";
-  residual.role = TensorRole::Residual;
-  spec.tensors.push_back(residual);
+  spec.addResidual();
   spec.epilogue = {Activation::Clamp, -15, 30};
   std::vector<float> a = {1, 2, 3, -4}, b = {5, 6, 7, 8}, r = {1, 10, -4, 2},
                      c(4);

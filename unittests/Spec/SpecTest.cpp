@@ -116,10 +116,7 @@ TEST(SpecTest, StrShowsConstantsBiasAndActivation) {
 
 TEST(SpecTest, StrShowsTheResidualAndTheActivationsParameters) {
   Spec spec = matmul(2, 3, 4);
-  Tensor residual = spec.output();
-  residual.name = "R";
-  residual.role = TensorRole::Residual;
-  spec.tensors.push_back(residual);
+  spec.addResidual();
   spec.epilogue = {Activation::Clamp, 0, 6};
   spec.verify();
   EXPECT_EQ(spec.str(), "C[i,j] += A[i,k] * B[k,j] + R[i,j], clamp(0,6) "
@@ -150,13 +147,6 @@ Tensor biasOverJ(const Spec &spec) {
       "Bias", TensorRole::Bias, ElementType::F32, {spec.tensors[0].axes[1]}};
 }
 
-Tensor residualOf(const Spec &spec) {
-  Tensor residual = spec.output();
-  residual.name = "R";
-  residual.role = TensorRole::Residual;
-  return residual;
-}
-
 const BrokenSpec brokenSpecs[] = {
     {"SizeZero", [](Spec &s) { s.dims[0].size = 0; },
      "spec 'matmul': dimension 'i' has size 0; sizes must be >= 1"},
@@ -184,14 +174,14 @@ const BrokenSpec brokenSpecs[] = {
      "tensor 'Bias2' follows 'Bias'"},
     {"BiasAfterResidual",
      [](Spec &s) {
-       s.tensors.push_back(residualOf(s));
+       s.addResidual();
        s.tensors.push_back(biasOverJ(s));
      },
      "tensor 'Bias' follows 'R'; the inputs come first, then at most one "
      "bias, then at most one residual"},
     {"ResidualOfAnotherShape",
      [](Spec &s) {
-       s.tensors.push_back(residualOf(s));
+       s.addResidual();
        std::swap(s.tensors.back().axes[0], s.tensors.back().axes[1]);
      },
      "the residual 'R' must have the axes of the output 'C'"},

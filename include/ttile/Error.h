@@ -19,7 +19,7 @@ enum class ErrorCode {
   InvalidScheme = 2,   ///< A scheme that does not parse or does not validate.
   CompileFailed = 3,   ///< LLVM could not lower or JIT-compile a kernel.
   CacheError = 4,      ///< A cache entry that is unreadable or untrusted.
-  Internal = 5,        ///< A broken invariant inside ttile: a bug.
+  Internal = 5, ///< A broken invariant inside ttile (a bug), or no memory.
 };
 
 class Error : public std::runtime_error {

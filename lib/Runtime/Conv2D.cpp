@@ -4,11 +4,13 @@
 // the parameters (ConvParams.h), checks the caller's buffers by role,
 // converts NCHW problems to the NHWC kernel and back (LayoutConversion.h),
 // and leaves finding, tuning, caching and running the kernel to the core.
+// Every public function turns running out of memory into a ttile::Error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/ConvParams.h"
 #include "Runtime/LayoutConversion.h"
+#include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
 #include "ttile/ttile.h"
 
@@ -31,6 +33,9 @@ struct Conv2D::Impl {
     return zeroBiasValues.data();
   }
 
+  /// Conv2D::run(const RunArgs &), once the caller's buffers are checked.
+  void run(const RunArgs &args);
+
   const runtime::ConvProblem problem;
   const runtime::LayoutConversion layoutConversion;
   runtime::TunedKernel core;
@@ -39,7 +44,8 @@ struct Conv2D::Impl {
 };
 
 Conv2D::Conv2D(const Conv2DParams &params)
-    : impl_(std::make_unique<Impl>(params)) {}
+    : impl_(runtime::withOutOfMemoryAsError(
+          "Conv2D()", [&] { return std::make_unique<Impl>(params); })) {}
 Conv2D::~Conv2D() = default;
 Conv2D::Conv2D(Conv2D &&other) noexcept = default;
 Conv2D &Conv2D::operator=(Conv2D &&other) noexcept = default;
@@ -59,7 +65,8 @@ int64_t Conv2D::outputElements() const {
 }
 
 Conv2D &Conv2D::tune(const TuneOptions &options) {
-  impl_->core.tune(options);
+  runtime::withOutOfMemoryAsError("tune()",
+                                  [&] { impl_->core.tune(options); });
   return *this;
 }
 
@@ -79,19 +86,20 @@ void Conv2D::run(const float *input, const float *bias, float *output) const {
 }
 
 void Conv2D::run(const RunArgs &args) const {
-  Impl &impl = *impl_;
-  runtime::checkRunArgs(impl.problem.runShape(), args);
+  runtime::withOutOfMemoryAsError("run()", [&] { impl_->run(args); });
+}
+
+void Conv2D::Impl::run(const RunArgs &args) {
+  runtime::checkRunArgs(problem.runShape(), args);
   // An NCHW problem runs on the NHWC kernel, between two conversions.
-  runtime::LayoutConversion::KernelBuffers buffers =
-      impl.layoutConversion.toKernel(args.input,
-                                     args.bias ? args.bias : impl.zeroBias(),
-                                     args.residual, args.output);
-  impl.core.run(RunArgs{buffers.input,
-                        args.weights
-                            ? impl.layoutConversion.kernelWeights(args.weights)
-                            : nullptr,
-                        buffers.bias, buffers.residual, buffers.output});
-  impl.layoutConversion.fromKernel(buffers, args.output);
+  runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
+      args.input, args.bias ? args.bias : zeroBias(), args.residual,
+      args.output);
+  core.run(RunArgs{
+      buffers.input,
+      args.weights ? layoutConversion.kernelWeights(args.weights) : nullptr,
+      buffers.bias, buffers.residual, buffers.output});
+  layoutConversion.fromKernel(buffers, args.output);
 }
 
 void Conv2D::setWeights(const float *weights) {
@@ -99,11 +107,16 @@ void Conv2D::setWeights(const float *weights) {
     throw Error("setWeights() is for a convolution with constantWeights; "
                 "this one takes its weights in every run()");
   runtime::checkBuffer(weights, "weights");
-  impl_->core.setConstantWeights(
-      impl_->layoutConversion.kernelWeights(weights));
+  runtime::withOutOfMemoryAsError("setWeights()", [&] {
+    impl_->core.setConstantWeights(
+        impl_->layoutConversion.kernelWeights(weights));
+  });
 }
 
-std::string Conv2D::scheme() const { return impl_->core.scheme(); }
+std::string Conv2D::scheme() const {
+  return runtime::withOutOfMemoryAsError("scheme()",
+                                         [&] { return impl_->core.scheme(); });
+}
 
 TuneInfo Conv2D::tuneInfo() const { return impl_->core.info(); }
 

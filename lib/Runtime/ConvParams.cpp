@@ -143,8 +143,8 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.N = p.N;
   shape.K = p.K;
   shape.C = p.C;
-  shape.H = outH_;
-  shape.W = outW_;
+  shape.outH = outH_;
+  shape.outW = outW_;
   shape.R = p.R;
   shape.S = p.S;
   shape.strideH = p.strideH;
@@ -161,8 +161,8 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   if (isPointwise(p)) {
     // The same memory as one column of N*H*W pixels (ConvParams.h).
     shape.N = 1;
-    shape.H = shape.inputH = p.N * outH_ * outW_;
-    shape.W = shape.inputW = 1;
+    shape.outH = shape.inputH = p.N * outH_ * outW_;
+    shape.outW = shape.inputW = 1;
   }
   shape.groups = p.groups;
   shape.bias = true;

@@ -47,8 +47,8 @@ spec::Spec microkernelProblem(const MicrokernelFamily &family,
     spec::ConvShape shape;
     shape.K = size.at("k");
     shape.C = size.at("c");
-    shape.H = size.at("h");
-    shape.W = size.at("w");
+    shape.outH = size.at("h");
+    shape.outW = size.at("w");
     shape.R = size.at("r");
     shape.S = size.at("s");
     return spec::conv2d(shape);
@@ -56,7 +56,7 @@ spec::Spec microkernelProblem(const MicrokernelFamily &family,
   if (family.name == "depthwise") {
     spec::ConvShape shape;
     shape.K = shape.C = shape.groups = size.at("g");
-    shape.W = size.at("w");
+    shape.outW = size.at("w");
     shape.S = size.at("s");
     // The reuse loop runs over the window's rows, which no U unrolls.
     shape.R = options.reuseCount;

@@ -85,8 +85,8 @@ Spec conv2d(const ConvShape &shape) {
       {"N", shape.N},
       {"K", shape.K},
       {"C", shape.C},
-      {"H", shape.H},
-      {"W", shape.W},
+      {"outH", shape.outH},
+      {"outW", shape.outW},
       {"R", shape.R},
       {"S", shape.S},
       {"strideH", shape.strideH},
@@ -126,8 +126,8 @@ Spec conv2d(const ConvShape &shape) {
     spec.dims.push_back(dim("k", DimKind::Parallel, multiplier));
   if (!depthwise)
     spec.dims.push_back(dim("c", DimKind::Reduction, shape.C / shape.groups));
-  spec.dims.push_back(dim("h", DimKind::Parallel, shape.H));
-  spec.dims.push_back(dim("w", DimKind::Parallel, shape.W));
+  spec.dims.push_back(dim("h", DimKind::Parallel, shape.outH));
+  spec.dims.push_back(dim("w", DimKind::Parallel, shape.outW));
   spec.dims.push_back(dim("r", DimKind::Reduction, shape.R));
   spec.dims.push_back(dim("s", DimKind::Reduction, shape.S));
   auto id = [&](std::string_view name) { return spec.dimId(name); };
@@ -151,13 +151,13 @@ Spec conv2d(const ConvShape &shape) {
   };
 
   TensorAxis inputRow =
-      slidingAxis("h", id("h"), shape.H, shape.strideH, id("r"), shape.R,
+      slidingAxis("h", id("h"), shape.outH, shape.strideH, id("r"), shape.R,
                   shape.dilationH, shape.padTop, shape.padBottom, shape.inputH,
-                  "height (H-1)*strideH + (R-1)*dilationH + 1");
+                  "height (outH-1)*strideH + (R-1)*dilationH + 1");
   TensorAxis inputColumn =
-      slidingAxis("w", id("w"), shape.W, shape.strideW, id("s"), shape.S,
+      slidingAxis("w", id("w"), shape.outW, shape.strideW, id("s"), shape.S,
                   shape.dilationW, shape.padLeft, shape.padRight, shape.inputW,
-                  "width (W-1)*strideW + (S-1)*dilationW + 1");
+                  "width (outW-1)*strideW + (S-1)*dilationW + 1");
 
   spec.tensors = {
       tensor("O", TensorRole::Output,

@@ -9,8 +9,9 @@
 
 namespace ttile::spec {
 
-/// A 2D convolution in the form of thesis Fig. 6.1: H and W are the
-/// *output* sizes. Dimensions n, k, c, h, w (parallel: n, k, h, w;
+/// A 2D convolution in the form of thesis Fig. 6.1: outH and outW are the
+/// output sizes (ttile::Conv2DParams's H and W are the input's; inputH and
+/// inputW below). Dimensions n, k, c, h, w (parallel: n, k, h, w;
 /// reduction: c, r, s). Layouts: input I[n, h*sh + r*dh, w*sw + s*dw, c]
 /// (NHWC), weights W[r, s, c, k] (RSCK), output O[n, h, w, k] (NHWK), and
 /// with `bias` a bias B[k] added to every output channel, with `residual` a
@@ -36,7 +37,7 @@ namespace ttile::spec {
 /// W[r, s, k, g], B[k, g], which is not the NHWK and RSCK memory order (that
 /// has g outside k); the caller converts (Runtime/LayoutConversion.h).
 struct ConvShape {
-  int64_t N = 1, K = 1, C = 1, H = 1, W = 1, R = 1, S = 1;
+  int64_t N = 1, K = 1, C = 1, outH = 1, outW = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
   int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
   /// The input's height and width; 0: derived from the output, the window

@@ -131,7 +131,7 @@ spec::Spec convSpec(const ProblemOptions &options) {
   spec::ConvShape shape;
   shape.K = v[0];
   shape.C = v[1];
-  shape.H = shape.W = v[2];
+  shape.outH = shape.outW = v[2];
   shape.R = shape.S = v[3];
   if (v.size() == 5)
     shape.strideH = shape.strideW = v[4];
@@ -143,7 +143,7 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
   spec::ConvShape shape;
   const std::map<std::string, int64_t *> fields{
       {"N", &shape.N},          {"K", &shape.K},         {"C", &shape.C},
-      {"H", &shape.H},          {"W", &shape.W},         {"R", &shape.R},
+      {"outH", &shape.outH},          {"outW", &shape.outW},         {"R", &shape.R},
       {"S", &shape.S},          {"sh", &shape.strideH},  {"sw", &shape.strideW},
       {"dh", &shape.dilationH}, {"dw", &shape.dilationW}, {"g", &shape.groups},
       {"pt", &shape.padTop},    {"pl", &shape.padLeft},  {"pb", &shape.padBottom},
@@ -178,13 +178,15 @@ spec::Spec einsumSpec(const ProblemOptions &options) {
 
 void ProblemOptions::addTo(CLI::App &app) {
   auto *convOption = app.add_option("--conv", conv,
-                                    "2D convolution K,C,H,R[,stride]: square "
-                                    "output H=W, square window R=S, batch 1");
+                                    "2D convolution K,C,outH,R[,stride]: "
+                                    "square output outH=outW, square window "
+                                    "R=S, batch 1");
   auto *convFullOption = app.add_option(
       "--conv-full", convFull,
-      "2D convolution with every field: \"N=1,K=..,C=..,H=..,W=..,R=..,S=..,"
-      "sh=..,sw=..,dh=..,dw=..,g=..,pt=..,pl=..,pb=..,pr=..\" (H, W: the "
-      "output; K, C: all channels; omitted paddings are 0, other fields 1)");
+      "2D convolution with every field: \"N=1,K=..,C=..,outH=..,outW=..,R=..,"
+      "S=..,sh=..,sw=..,dh=..,dw=..,g=..,pt=..,pl=..,pb=..,pr=..\" (outH, "
+      "outW: the output; K, C: all channels; omitted paddings are 0, other "
+      "fields 1)");
   auto *matmulOption =
       app.add_option("--matmul", matmul, "matrix multiplication I,J,K");
   auto *einsumOption = app.add_option(

@@ -1,7 +1,7 @@
 //===- tools/Common/ProblemOptions.h - Problems on the command line -*- C++ -*-===//
 //
 // The command-line options every ttile tool uses to name a problem:
-//   --conv K,C,H,R[,stride]      a square valid convolution, thesis Fig. 6.1
+//   --conv K,C,outH,R[,stride]   a square valid convolution, thesis Fig. 6.1
 //   --conv-full N=..,K=..,...    every field of spec::ConvShape
 //   --matmul I,J,K
 //   --einsum "ik,kj->ij" --sizes i=4,j=8,k=16

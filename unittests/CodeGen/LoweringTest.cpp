@@ -30,8 +30,8 @@ ConvShape threeByThree(int64_t C, int64_t H, int64_t W) {
   ConvShape shape;
   shape.K = 2 * lanes();
   shape.C = C;
-  shape.H = H;
-  shape.W = W;
+  shape.outH = H;
+  shape.outW = W;
   shape.R = shape.S = 3;
   return shape;
 }
@@ -76,8 +76,8 @@ TEST(Lowering, ExplicitHoistOverSeveralReductions) {
   ConvShape shape;
   shape.K = lanes();
   shape.C = 4;
-  shape.H = 4;
-  shape.W = 2;
+  shape.outH = 4;
+  shape.outW = 2;
   shape.R = shape.S = 3;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
                                  "T(2,w) Hoist(r,s,c) T(3,r) T(3,s) T(4,c) U(4,h) V(k)"));
@@ -114,8 +114,8 @@ TEST(Lowering, BiasAndReluWithoutHoistOnPartialTiles) {
   ConvShape shape;
   shape.K = 13;
   shape.C = 4;
-  shape.H = 7;
-  shape.W = 1;
+  shape.outH = 7;
+  shape.outW = 1;
   shape.bias = true;
   shape.epilogue.activation = spec::Activation::ReLU;
   jit::CompileOptions noHoist;
@@ -128,8 +128,8 @@ TEST(Lowering, VectorTailIsMasked) {
   ConvShape shape;
   shape.K = 13;
   shape.C = 5;
-  shape.H = 6;
-  shape.W = 2;
+  shape.outH = 6;
+  shape.outW = 2;
   shape.R = shape.S = 1;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
                                  "T(2,w) T(5,c) U(6,h) V(k)"));
@@ -155,8 +155,8 @@ TEST(Lowering, PackCopiesVectorsMaskedAtTheTensorsEnd) {
   ConvShape shape;
   shape.K = 13;
   shape.C = 5;
-  shape.H = 6;
-  shape.W = 2;
+  shape.outH = 6;
+  shape.outW = 2;
   shape.R = shape.S = 3;
   shape.padTop = shape.padLeft = 1;
   EXPECT_TRUE(compilesAndMatches(spec::conv2d(shape),
@@ -168,7 +168,7 @@ spec::Spec constantWeightsConv(int64_t K) {
   ConvShape shape;
   shape.K = K;
   shape.C = 24;
-  shape.H = shape.W = 9;
+  shape.outH = shape.outW = 9;
   shape.R = shape.S = 3;
   shape.bias = true;
   shape.constantWeights = true;
@@ -257,7 +257,7 @@ TEST(Lowering, StreamedConstantWeightsPrefetchTheirNextTile) {
   ConvShape shape;
   shape.K = K;
   shape.C = C;
-  shape.H = 5;
+  shape.outH = 5;
   shape.constantWeights = true;
   spec::Spec spec = spec::conv2d(shape);
   std::string kTiles = std::to_string((K + 2 * lanes() - 1) / (2 * lanes()));

@@ -75,8 +75,8 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
     shape.N = uniform(random, 1, 2);
     shape.K = uniform(random, 1, 40);
     shape.C = uniform(random, 1, 8);
-    shape.H = uniform(random, 1, 9);
-    shape.W = uniform(random, 1, 6);
+    shape.outH = uniform(random, 1, 9);
+    shape.outW = uniform(random, 1, 6);
     shape.R = uniform(random, 1, 3);
     shape.S = uniform(random, 1, 3);
     shape.strideH = uniform(random, 1, 2);

@@ -229,6 +229,45 @@ TEST(BadInputTest, HugeValidProblemAllocatesNothingUpFront) {
   EXPECT_EQ(created, TTILE_OK) << ttile_last_error();
 }
 
+/// Memory that runs out inside a run() is a ttile::Error, as Error.h
+/// promises, not a std::bad_alloc: here the K zeros of a run without bias,
+/// 8 GiB for K = 2^31, under an address-space limit.
+TEST(BadInputTest, RunningOutOfMemoryIsAnError) {
+  if (testing::kSanitized)
+    GTEST_SKIP() << "sanitizers reserve terabytes of address space";
+  IsolatedCache cache;
+  Conv2DParams p;
+  p.C = p.H = p.W = p.R = p.S = 1;
+  p.K = kLargest;
+  Conv2D conv(p);
+  // Never read: the run fails before its kernel. Addresses 16 TiB apart,
+  // so that no 8 GiB buffer overlaps another.
+  auto at = [](uintptr_t address) { return reinterpret_cast<float *>(address); };
+  float *output = at(uintptr_t{1} << 44), *weights = at(uintptr_t{2} << 44);
+  const float *input = at(uintptr_t{3} << 44);
+  std::ifstream status("/proc/self/statm");
+  long pages = 0;
+  status >> pages;
+  rlimit previous{};
+  ::getrlimit(RLIMIT_AS, &previous);
+  rlimit limit = previous;
+  limit.rlim_cur = static_cast<rlim_t>(pages) * ::getpagesize() + (1 << 30);
+  ::setrlimit(RLIMIT_AS, &limit);
+  std::string failure;
+  ErrorCode code = ErrorCode::InvalidArgument;
+  try {
+    conv.run(input, weights, nullptr, output);
+  } catch (const Error &error) {
+    failure = error.what();
+    code = error.code();
+  } catch (const std::bad_alloc &) {
+    failure = "std::bad_alloc";
+  }
+  ::setrlimit(RLIMIT_AS, &previous);
+  EXPECT_EQ(failure, "out of memory in run()");
+  EXPECT_EQ(code, ErrorCode::Internal);
+}
+
 //===--- Buffers ----------------------------------------------------------===//
 
 class BadBufferTest : public ::testing::Test {

@@ -28,7 +28,7 @@ spec::Spec conv(int64_t K, int64_t C, int64_t H, int64_t R,
   spec::ConvShape shape;
   shape.K = K;
   shape.C = C;
-  shape.H = shape.W = H;
+  shape.outH = shape.outW = H;
   shape.R = shape.S = R;
   shape.strideH = shape.strideW = stride;
   return spec::conv2d(shape);

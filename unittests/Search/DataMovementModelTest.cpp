@@ -14,7 +14,7 @@ spec::Spec thesisConv() {
   spec::ConvShape shape;
   shape.K = 256;
   shape.C = 512;
-  shape.H = shape.W = 192;
+  shape.outH = shape.outW = 192;
   shape.R = shape.S = 3;
   return spec::conv2d(shape);
 }

@@ -20,7 +20,7 @@ struct PaperLayer {
     spec::ConvShape shape;
     shape.K = K;
     shape.C = C;
-    shape.H = shape.W = HW;
+    shape.outH = shape.outW = HW;
     shape.R = shape.S = RS;
     shape.strideH = shape.strideW = stride;
     return spec::conv2d(shape);

@@ -73,7 +73,7 @@ TEST(SearchSpace, PointwiseColumnOfPixelsIsCoveredByOneCombination) {
   spec::ConvShape shape;
   shape.K = 28269;
   shape.C = 1024;
-  shape.H = 289;
+  shape.outH = 289;
   SearchSpace space = convSpace(spec::conv2d(shape));
   std::vector<std::string> texts;
   for (const MicrokernelChoice &choice : space.choices())
@@ -86,7 +86,7 @@ TEST(SearchSpace, PointwiseColumnOfPixelsIsCoveredByOneCombination) {
   EXPECT_TRUE(has("Lambda(h,[(1,4),(57,5)]) U(lambda,h) U(4,k) V(k) (partial tiles)"));
   // Not where a size of the class divides the extent: 14 x 14 = 196 = 14^2.
   shape.K = 64;
-  shape.H = 196;
+  shape.outH = 196;
   SearchSpace divided = convSpace(spec::conv2d(shape));
   for (const MicrokernelChoice &choice : divided.choices())
     if (choice.combination)
@@ -294,7 +294,7 @@ TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
   spec::ConvShape shape;
   shape.K = 13;
   shape.C = 8;
-  shape.H = shape.W = 3;
+  shape.outH = shape.outW = 3;
   spec::Spec spec = spec::conv2d(shape);
   SearchSpace space = convSpace(spec);
   ASSERT_TRUE(space.usesFallback());
@@ -313,7 +313,7 @@ TEST(SearchSpace, FallbackWithoutAnyClass) {
 TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   // MobileNet's 3x3 depthwise layer at 7x7 with 1024 channels and padding:
   // w = 7 takes the 7-wide classes, and every sample validates.
-  spec::ConvShape shape{.K = 1024, .C = 1024, .H = 7, .W = 7, .R = 3, .S = 3,
+  spec::ConvShape shape{.K = 1024, .C = 1024, .outH = 7, .outW = 7, .R = 3, .S = 3,
                         .padTop = 1, .padLeft = 1, .padBottom = 1,
                         .padRight = 1, .groups = 1024, .bias = true};
   spec::Spec spec = spec::conv2d(shape);
@@ -336,7 +336,7 @@ TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
 TEST(SearchSpace, DepthwiseChannelLoopsSitBelowTheSpatialOnes) {
   // MobileNet-3dw: 128 channels at 56x56. The channels are the layout's
   // innermost axis; every sample walks them innermost.
-  spec::ConvShape shape{.K = 128, .C = 128, .H = 56, .W = 56, .R = 3, .S = 3,
+  spec::ConvShape shape{.K = 128, .C = 128, .outH = 56, .outW = 56, .R = 3, .S = 3,
                         .padTop = 1, .padLeft = 1, .padBottom = 1,
                         .padRight = 1, .groups = 128};
   spec::Spec spec = spec::conv2d(shape);

@@ -13,7 +13,7 @@ inline spec::Spec smallConv() {
   spec::ConvShape shape;
   shape.K = 32;
   shape.C = 16;
-  shape.H = shape.W = 8;
+  shape.outH = shape.outW = 8;
   shape.R = shape.S = 3;
   shape.bias = true;
   return spec::conv2d(shape);

@@ -69,7 +69,7 @@ TEST(Tuner, PackedCandidatesComputeTheReference) {
   spec::ConvShape tail;
   tail.K = 20;
   tail.C = 16;
-  tail.H = tail.W = 6;
+  tail.outH = tail.outW = 6;
   tail.R = tail.S = 3;
   tail.padTop = tail.padLeft = 1;
   tail.bias = true;

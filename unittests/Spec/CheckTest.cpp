@@ -30,7 +30,7 @@ struct Solved {
 };
 
 Spec smallConv() {
-  return conv2d({.N = 1, .K = 4, .C = 3, .H = 3, .W = 6, .R = 2, .S = 2});
+  return conv2d({.N = 1, .K = 4, .C = 3, .outH = 3, .outW = 6, .R = 2, .S = 2});
 }
 
 TEST(CheckTest, ExactMatchPasses) {
@@ -148,7 +148,7 @@ TEST(CheckTest, SamplingIsDeterministicPerSeed) {
 
 TEST(CheckTest, ConvPassesInSamplingMode) {
   Solved solved(
-      conv2d({.N = 1, .K = 32, .C = 8, .H = 56, .W = 56, .R = 3, .S = 3}));
+      conv2d({.N = 1, .K = 32, .C = 8, .outH = 56, .outW = 56, .R = 3, .S = 3}));
   ASSERT_GT(solved.spec.output().numElements(), CheckOptions().fullCheckLimit);
   CheckResult result = solved.check();
   EXPECT_TRUE(result.ok) << result.report(solved.spec);

@@ -15,7 +15,7 @@ using test::throwsErrorWith;
 
 TEST(ReferenceTest, SmallConvByHand) {
   // One channel, a 3x3 input and a 2x2 kernel give a 2x2 output.
-  Spec spec = conv2d({.H = 2, .W = 2, .R = 2, .S = 2});
+  Spec spec = conv2d({.outH = 2, .outW = 2, .R = 2, .S = 2});
   std::vector<float> input = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   std::vector<float> weights = {1, 2, 3, 4};
   std::vector<float> output(4, -1.0f);
@@ -28,8 +28,8 @@ TEST(ReferenceTest, SmallConvByHand) {
 TEST(ReferenceTest, ZeroPaddingByHand) {
   // A 3x3 window of ones over a 3x3 input padded by one on every side sums
   // the neighbourhood of each pixel; the padding adds nothing.
-  Spec spec = conv2d({.H = 3,
-                      .W = 3,
+  Spec spec = conv2d({.outH = 3,
+                      .outW = 3,
                       .R = 3,
                       .S = 3,
                       .padTop = 1,
@@ -47,7 +47,7 @@ TEST(ReferenceTest, ZeroPaddingByHand) {
 
 TEST(ReferenceTest, PaddingWiderThanTheWindowReadsOnlyZeros) {
   // padTop = 3 with R = 2: the first output row sees only padding.
-  Spec spec = conv2d({.H = 3, .W = 1, .R = 2, .padTop = 3, .inputH = 2});
+  Spec spec = conv2d({.outH = 3, .outW = 1, .R = 2, .padTop = 3, .inputH = 2});
   std::vector<float> input = {5, 7};
   std::vector<float> weights = {1, 10};
   std::vector<float> output(3, -1.0f);
@@ -113,8 +113,8 @@ TEST(ReferenceTest, StridedDilatedConvMatchesTheFormula) {
   ConvShape shape{.N = 2,
                   .K = 3,
                   .C = 2,
-                  .H = 4,
-                  .W = 5,
+                  .outH = 4,
+                  .outW = 5,
                   .R = 3,
                   .S = 2,
                   .strideH = 2,
@@ -130,8 +130,8 @@ TEST(ReferenceTest, StridedDilatedConvMatchesTheFormula) {
   const std::vector<float> &output = buffers[0], &input = buffers[1],
                            &weights = buffers[2];
   for (int64_t n = 0; n < shape.N; ++n)
-    for (int64_t h = 0; h < shape.H; ++h)
-      for (int64_t w = 0; w < shape.W; ++w)
+    for (int64_t h = 0; h < shape.outH; ++h)
+      for (int64_t w = 0; w < shape.outW; ++w)
         for (int64_t k = 0; k < shape.K; ++k) {
           double sum = 0;
           for (int64_t r = 0; r < shape.R; ++r)
@@ -142,7 +142,7 @@ TEST(ReferenceTest, StridedDilatedConvMatchesTheFormula) {
                 sum += double{input[((n * inH + y) * inW + x) * shape.C + c]} *
                        weights[((r * shape.S + s) * shape.C + c) * shape.K + k];
               }
-          int64_t offset = ((n * shape.H + h) * shape.W + w) * shape.K + k;
+          int64_t offset = ((n * shape.outH + h) * shape.outW + w) * shape.K + k;
           EXPECT_FLOAT_EQ(output[offset], static_cast<float>(sum))
               << "at O[" << n << "," << h << "," << w << "," << k << "]";
         }
@@ -176,8 +176,8 @@ TEST(ReferenceTest, ReferenceAtMatchesRunReference) {
   Spec spec = conv2d({.N = 2,
                       .K = 3,
                       .C = 4,
-                      .H = 3,
-                      .W = 5,
+                      .outH = 3,
+                      .outW = 5,
                       .R = 2,
                       .S = 3,
                       .strideW = 2,
@@ -235,7 +235,7 @@ TEST(ReferenceTest, RejectsBadArguments) {
 
 TEST(ReferenceTest, FullSizeConvIsFast) {
   Spec spec =
-      conv2d({.N = 1, .K = 64, .C = 64, .H = 56, .W = 56, .R = 3, .S = 3});
+      conv2d({.N = 1, .K = 64, .C = 64, .outH = 56, .outW = 56, .R = 3, .S = 3});
   Buffers buffers(spec);
   auto start = std::chrono::steady_clock::now();
   runReference(spec, buffers.all());

@@ -38,8 +38,8 @@ TEST(Conv2dTest, StridedDilatedShape) {
   ConvShape shape{.N = 2,
                   .K = 8,
                   .C = 3,
-                  .H = 5,
-                  .W = 4,
+                  .outH = 5,
+                  .outW = 4,
                   .R = 3,
                   .S = 2,
                   .strideH = 2,
@@ -62,8 +62,8 @@ TEST(Conv2dTest, StridedDilatedShape) {
   EXPECT_EQ(axesOf(output), (Names{"n:2", "h:5", "w:4", "k:8"}));
   EXPECT_EQ(input.name, "I");
   EXPECT_EQ(input.role, TensorRole::Input);
-  // (H-1)*strideH + (R-1)*dilationH + 1 = 4*2 + 2*2 + 1 = 13, and
-  // (W-1)*strideW + (S-1)*dilationW + 1 = 3*3 + 1*4 + 1 = 14.
+  // (outH-1)*strideH + (R-1)*dilationH + 1 = 4*2 + 2*2 + 1 = 13, and
+  // (outW-1)*strideW + (S-1)*dilationW + 1 = 3*3 + 1*4 + 1 = 14.
   EXPECT_EQ(axesOf(input), (Names{"n:2", "h:13", "w:14", "c:3"}));
   EXPECT_EQ(weights.name, "W");
   EXPECT_EQ(axesOf(weights), (Names{"r:3", "s:2", "c:3", "k:8"}));
@@ -79,7 +79,7 @@ TEST(Conv2dTest, StridedDilatedShape) {
 }
 
 TEST(Conv2dTest, PaddingIsAZeroPaddedInputAxis) {
-  Spec spec = conv2d({.C = 2, .H = 4, .W = 4, .R = 3, .S = 3, .padTop = 1,
+  Spec spec = conv2d({.C = 2, .outH = 4, .outW = 4, .R = 3, .S = 3, .padTop = 1,
                       .padLeft = 2, .padBottom = 1, .padRight = 0});
   const Tensor &input = spec.tensors[1];
   EXPECT_TRUE(input.axes[1].zeroPadded);
@@ -98,7 +98,7 @@ TEST(Conv2dTest, PaddingIsAZeroPaddedInputAxis) {
   EXPECT_TRUE(throwsErrorWith([&] { broken.verify(); }, "negative constant"));
   // Without an input size, the input is what the window reaches less the
   // padding; padding the whole window leaves none.
-  EXPECT_TRUE(throwsErrorWith([] { conv2d({.H = 1, .padTop = 2}); },
+  EXPECT_TRUE(throwsErrorWith([] { conv2d({.outH = 1, .padTop = 2}); },
                               "conv2d: the padding along h (2, 0) leaves no "
                               "input"));
   EXPECT_TRUE(throwsErrorWith([] { conv2d({.padRight = -1}); },
@@ -137,18 +137,18 @@ TEST(Conv2dTest, RejectsNonPositiveFields) {
 
 TEST(Conv2dTest, RejectsHugeShapes) {
   EXPECT_TRUE(throwsErrorWith(
-      [] { conv2d({.H = int64_t{1} << 62, .strideH = 4}); },
-      "conv2d: the input height (H-1)*strideH + (R-1)*dilationH + 1 "
+      [] { conv2d({.outH = int64_t{1} << 62, .strideH = 4}); },
+      "conv2d: the input height (outH-1)*strideH + (R-1)*dilationH + 1 "
       "overflows int64"));
   EXPECT_TRUE(
-      throwsErrorWith([] { conv2d({.N = 1 << 20, .H = 1 << 20, .W = 2}); },
+      throwsErrorWith([] { conv2d({.N = 1 << 20, .outH = 1 << 20, .outW = 2}); },
                       "tensor 'O' has more than 2^40 elements"));
   // Each factor fits, their product does not.
   EXPECT_TRUE(throwsErrorWith(
       [] {
         conv2d({.N = int64_t{1} << 32,
                 .K = int64_t{1} << 32,
-                .H = int64_t{1} << 32});
+                .outH = int64_t{1} << 32});
       },
       "element count of tensor 'O' overflows int64"));
 }

@@ -35,7 +35,7 @@ TEST(ElementTypeTest, F32) {
 }
 
 TEST(TensorTest, StridesOffsetsAndAxes) {
-  Spec spec = conv2d({.N = 2, .K = 5, .C = 3, .H = 4, .W = 6, .R = 3, .S = 2});
+  Spec spec = conv2d({.N = 2, .K = 5, .C = 3, .outH = 4, .outW = 6, .R = 3, .S = 2});
   const Tensor &input = spec.tensors[1];
   // I[n, h+r, w+s, c]: extents 2, 6, 7, 3.
   EXPECT_EQ(input.numElements(), 2 * 6 * 7 * 3);
@@ -67,7 +67,7 @@ TEST(SpecTest, LooksUpDimsAndTensors) {
 
 TEST(SpecTest, CountsIterationsAndFlops) {
   Spec conv =
-      conv2d({.N = 1, .K = 64, .C = 64, .H = 56, .W = 56, .R = 3, .S = 3});
+      conv2d({.N = 1, .K = 64, .C = 64, .outH = 56, .outW = 56, .R = 3, .S = 3});
   EXPECT_EQ(conv.iterationCount(), 64LL * 64 * 56 * 56 * 3 * 3);
   EXPECT_EQ(conv.flops(), 2 * conv.iterationCount());
   // Three inputs: two multiplies and one add per point.
@@ -86,12 +86,12 @@ TEST(SpecTest, IterationCountOverflowIsAnError) {
 }
 
 TEST(SpecTest, StrIsOneEinsumLikeLine) {
-  EXPECT_EQ(conv2d({.N = 1, .K = 64, .C = 64, .H = 56, .W = 56, .R = 3, .S = 3})
+  EXPECT_EQ(conv2d({.N = 1, .K = 64, .C = 64, .outH = 56, .outW = 56, .R = 3, .S = 3})
                 .str(),
             "O[n,h,w,k] += I[n,h+r,w+s,c] * W[r,s,c,k] "
             "{n=1,k=64,c=64,h=56,w=56,r=3,s=3}");
   EXPECT_EQ(
-      conv2d({.H = 2, .W = 2, .R = 3, .S = 3, .strideH = 2, .dilationW = 3})
+      conv2d({.outH = 2, .outW = 2, .R = 3, .S = 3, .strideH = 2, .dilationW = 3})
           .str(),
       "O[n,h,w,k] += I[n,2*h+r,w+3*s,c] * W[r,s,c,k] "
       "{n=1,k=1,c=1,h=2,w=2,r=3,s=3}");

@@ -4,7 +4,9 @@
 // boundary, so that a kernel's vector loads never straddle a cache line
 // because of where malloc happened to put its data, and every page is
 // written once at allocation, so that no page fault lands in a timed run
-// (thesis 4.6 names both as sources of noise).
+// (thesis 4.6 names both as sources of noise). A buffer can also start a
+// chosen number of bytes past a 64-byte boundary, to measure what a caller
+// whose allocator aligns to less (std::vector: 16 bytes) would see.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_MEASURE_ALIGNEDBUFFER_H
@@ -17,6 +19,7 @@
 #include <new>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <utility>
 
 namespace ttile::measure {
@@ -25,22 +28,31 @@ class AlignedBuffer {
 public:
   static constexpr size_t kAlignment = 64;
 
-  /// `count` floats, all zero.
-  explicit AlignedBuffer(size_t count) : count_(count) {
+  /// `count` floats, all zero, starting `offsetBytes` past a 64-byte
+  /// boundary: a multiple of 4 below 64 (else std::invalid_argument).
+  explicit AlignedBuffer(size_t count, size_t offsetBytes = 0)
+      : count_(count) {
+    if (offsetBytes % sizeof(float) != 0 || offsetBytes >= kAlignment)
+      throw std::invalid_argument(
+          "a buffer's offset from a 64-byte boundary must be a multiple of "
+          "4 below 64 bytes");
     // std::aligned_alloc wants a size that is a multiple of the alignment.
-    size_t bytes = std::max<size_t>(count * sizeof(float), 1);
+    size_t bytes = std::max<size_t>(count * sizeof(float) + offsetBytes, 1);
     bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    data_ = static_cast<float *>(std::aligned_alloc(kAlignment, bytes));
-    if (!data_)
+    allocation_ = static_cast<float *>(std::aligned_alloc(kAlignment, bytes));
+    if (!allocation_)
       throw std::bad_alloc();
+    data_ = allocation_ + offsetBytes / sizeof(float);
     fill(0.0f);
   }
-  ~AlignedBuffer() { std::free(data_); }
+  ~AlignedBuffer() { std::free(allocation_); }
 
   AlignedBuffer(AlignedBuffer &&other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
+      : allocation_(std::exchange(other.allocation_, nullptr)),
+        data_(std::exchange(other.data_, nullptr)),
         count_(std::exchange(other.count_, 0)) {}
   AlignedBuffer &operator=(AlignedBuffer &&other) noexcept {
+    std::swap(allocation_, other.allocation_);
     std::swap(data_, other.data_);
     std::swap(count_, other.count_);
     return *this;
@@ -69,6 +81,7 @@ public:
   }
 
 private:
+  float *allocation_ = nullptr; ///< What aligned_alloc returned.
   float *data_ = nullptr;
   size_t count_ = 0;
 };

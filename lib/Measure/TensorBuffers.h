@@ -5,7 +5,9 @@
 // output filled with a value of the caller's choice (a huge one in tests,
 // so that a kernel that forgets to initialize its accumulators shows).
 // KernelArguments hands them to one kernel, with its constant tensors laid
-// out for it.
+// out for it. Each buffer may start some bytes past a 64-byte line, as a
+// caller's would (AlignedBuffer.h); the laid-out constants are aligned, as
+// the runtime's are.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_MEASURE_TENSORBUFFERS_H
@@ -22,7 +24,11 @@ namespace ttile::measure {
 
 class TensorBuffers {
 public:
-  TensorBuffers(const spec::Spec &spec, uint64_t seed, float outputFill = 0);
+  /// `offsetBytes[t]`, when given, is where tensor t's buffer starts past
+  /// a 64-byte line (a multiple of 4 below 64); every buffer is aligned
+  /// when it is empty. Throws ttile::Error for a bad offset.
+  TensorBuffers(const spec::Spec &spec, uint64_t seed, float outputFill = 0,
+                std::span<const size_t> offsetBytes = {});
 
   /// In Spec::tensors order, output first: what Kernel::run takes.
   std::span<float *const> pointers() const { return pointers_; }

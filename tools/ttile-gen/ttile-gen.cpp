@@ -1,7 +1,7 @@
 //===- ttile-gen.cpp - Show the code ttile generates for a scheme ---------===//
 //
 //   ttile-gen PROBLEM [--emit ir|opt|asm|none] [--check] [--measure]
-//             [--repeat N] [--no-hoist] SCHEME...
+//             [--repeat N] [--no-hoist] [--offset TENSOR=BYTES]... SCHEME...
 //
 // Lowers a scheme for a problem to LLVM IR and JIT-compiles it in-process,
 // like llc: --emit ir prints the IR as lowered, --emit opt (the default)
@@ -13,6 +13,9 @@
 // Several schemes are lowered in turn, and --measure times their kernels
 // against each other, alternately (measureAlternately in Benchmark.h), on
 // the same buffers: the way to compare schemes on a shared machine.
+// --offset I=16 starts tensor I's buffer 16 bytes past a 64-byte line, as
+// std::vector's would, for --check and --measure (`all=16`: every tensor's
+// but the laid-out constants, which ttile aligns itself).
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -33,6 +36,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -48,13 +52,44 @@ struct Options {
   bool measure = false;
   int repeat = 1;
   bool noHoist = false;
+  /// "TENSOR=BYTES" or "all=BYTES".
+  std::vector<std::string> offsets;
   std::vector<std::string> schemes;
 };
 
+/// Where each tensor's buffer starts past a 64-byte line, from --offset.
+std::vector<size_t> bufferOffsets(const spec::Spec &spec,
+                                  const std::vector<std::string> &offsets) {
+  std::vector<size_t> bytes(spec.tensors.size(), 0);
+  for (const std::string &text : offsets) {
+    size_t equals = text.find('=');
+    if (equals == std::string::npos)
+      tools::usageError("--offset", "expected TENSOR=BYTES, got '" + text + "'");
+    std::string name = text.substr(0, equals);
+    std::string_view number = std::string_view(text).substr(equals + 1);
+    size_t value = 0;
+    auto [end, error] =
+        std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() ||
+        value % sizeof(float) != 0 || value >= 64)
+      tools::usageError("--offset", "'" + std::string(number) +
+                                        "' is not a multiple of 4 below 64");
+    if (name == "all") {
+      std::fill(bytes.begin(), bytes.end(), value);
+    } else if (std::optional<int> tensor = spec.findTensor(name)) {
+      bytes[static_cast<size_t>(*tensor)] = value;
+    } else {
+      tools::usageError("--offset", "no tensor " + name + " in " + spec.str());
+    }
+  }
+  return bytes;
+}
+
 /// Runs the kernel on random inputs and reports against the reference.
-bool checkKernel(const jit::Kernel &kernel) {
+bool checkKernel(const jit::Kernel &kernel,
+                 const std::vector<size_t> &offsets) {
   const spec::Spec &spec = kernel.spec();
-  measure::TensorBuffers buffers(spec, 42);
+  measure::TensorBuffers buffers(spec, 42, 0, offsets);
   kernel.run(measure::KernelArguments(kernel, buffers).pointers());
   spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
   std::cerr << "check: " << result.report(spec) << "\n";
@@ -73,8 +108,9 @@ double median(std::vector<double> values) {
 /// against the peak measured in this process.
 void measureKernels(const spec::Spec &spec,
                     const std::vector<scheme::Scheme> &schemes,
-                    const jit::CompileOptions &compile, int repeat) {
-  measure::TensorBuffers buffers(spec, 42);
+                    const jit::CompileOptions &compile, int repeat,
+                    const std::vector<size_t> &offsets) {
+  measure::TensorBuffers buffers(spec, 42, 0, offsets);
   std::vector<std::vector<double>> compileSeconds(schemes.size()),
       runSeconds(schemes.size());
   for (int i = 0; i < repeat; ++i) {
@@ -120,6 +156,7 @@ int run(const Options &options) {
   compile.keepIR = options.emit == "ir";
   compile.keepOptimizedIR = options.emit == "opt";
   compile.keepAssembly = options.emit == "asm";
+  std::vector<size_t> offsets = bufferOffsets(*spec, options.offsets);
   std::vector<scheme::Scheme> schemes;
   for (const std::string &text : options.schemes) {
     jit::Kernel kernel =
@@ -132,12 +169,12 @@ int run(const Options &options) {
       std::cout << kernel.optimizedIR();
     else if (compile.keepAssembly)
       std::cout << kernel.assembly();
-    if (options.check && !checkKernel(kernel))
+    if (options.check && !checkKernel(kernel, offsets))
       return tools::kExitFailure;
     schemes.push_back(kernel.scheme());
   }
   if (options.measure)
-    measureKernels(*spec, schemes, compile, options.repeat);
+    measureKernels(*spec, schemes, compile, options.repeat, offsets);
   return 0;
 }
 
@@ -162,6 +199,10 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1000));
   app.add_flag("--no-hoist", options.noHoist,
                "do not insert the Hoist of the output accumulators");
+  app.add_option("--offset", options.offsets,
+                 "TENSOR=BYTES (or all=BYTES): start that tensor's buffer "
+                 "BYTES past a 64-byte line, for --check and --measure; "
+                 "repeatable");
   app.add_option("schemes", options.schemes,
                  "the scheme; with --measure, several are timed alternately")
       ->required();

@@ -19,6 +19,23 @@ TEST(AlignedBuffer, StartsAlignedAndZeroed) {
     EXPECT_EQ(value, 0.0f);
 }
 
+TEST(AlignedBuffer, StartsTheOffsetPastALine) {
+  for (size_t offset : {4u, 16u, 60u}) {
+    AlignedBuffer buffer(37, offset);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) %
+                  AlignedBuffer::kAlignment,
+              offset);
+    ASSERT_EQ(buffer.size(), 37u);
+    for (float value : buffer.span())
+      EXPECT_EQ(value, 0.0f);
+  }
+}
+
+TEST(AlignedBuffer, RejectsAnOffsetThatIsNotAWholeFloatWithinALine) {
+  EXPECT_THROW(AlignedBuffer(8, 2), std::invalid_argument);
+  EXPECT_THROW(AlignedBuffer(8, 64), std::invalid_argument);
+}
+
 TEST(AlignedBuffer, RandomFillIsInRangeAndDependsOnlyOnTheSeed) {
   AlignedBuffer first(1000), second(1000), other(1000);
   first.fillRandom(42);
@@ -35,7 +52,7 @@ TEST(AlignedBuffer, RandomFillIsInRangeAndDependsOnlyOnTheSeed) {
 }
 
 TEST(AlignedBuffer, MovesOwnership) {
-  AlignedBuffer source(8);
+  AlignedBuffer source(8, 16);
   source.fill(3.0f);
   float *data = source.data();
   AlignedBuffer target(std::move(source));

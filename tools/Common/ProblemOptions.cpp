@@ -196,7 +196,8 @@ void ProblemOptions::addTo(CLI::App &app) {
       ->needs(einsumOption);
   app.add_option("--constant", constants,
                  "an input tensor whose values are constant (e.g. W), which "
-                 "the kernel reads laid out ahead for its Pack; repeatable");
+                 "the kernel reads laid out ahead for its Pack; repeatable")
+      ->allow_extra_args(false); // A scheme may follow: it is not a tensor.
   app.add_option("--epilogue", epilogue,
                  "of a convolution, comma-separated: bias, res (a residual) "
                  "and an activation: relu, clamp=LO:HI, leakyrelu=A, silu, "

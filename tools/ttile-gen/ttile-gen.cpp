@@ -1,7 +1,7 @@
 //===- ttile-gen.cpp - Show the code ttile generates for a scheme ---------===//
 //
 //   ttile-gen PROBLEM [--emit ir|opt|asm|none] [--check] [--measure]
-//             [--repeat N] [--no-hoist] [--offset TENSOR=BYTES]... SCHEME...
+//             [--repeat N] [--no-hoist] [--offset PLACEMENT]... SCHEME...
 //
 // Lowers a scheme for a problem to LLVM IR and JIT-compiles it in-process,
 // like llc: --emit ir prints the IR as lowered, --emit opt (the default)
@@ -13,9 +13,12 @@
 // Several schemes are lowered in turn, and --measure times their kernels
 // against each other, alternately (measureAlternately in Benchmark.h), on
 // the same buffers: the way to compare schemes on a shared machine.
-// --offset I=16 starts tensor I's buffer 16 bytes past a 64-byte line, as
-// std::vector's would, for --check and --measure (`all=16`: every tensor's
-// but the laid-out constants, which ttile aligns itself).
+// --offset places the buffers for --check and --measure: `O=16` starts
+// tensor O's 16 bytes past a 64-byte line, as std::vector's would, `all=16`
+// every tensor's (but the laid-out constants, which ttile aligns itself),
+// `all=16,W=0` every one's but W's. Each --offset is one placement, and
+// --measure times every scheme on every placement against each other: the
+// fair way to see what a placement costs.
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -52,16 +55,24 @@ struct Options {
   bool measure = false;
   int repeat = 1;
   bool noHoist = false;
-  /// "TENSOR=BYTES" or "all=BYTES".
+  /// Placements of the buffers: "TENSOR=BYTES,..." ("all" for every one).
   std::vector<std::string> offsets;
   std::vector<std::string> schemes;
 };
 
-/// Where each tensor's buffer starts past a 64-byte line, from --offset.
-std::vector<size_t> bufferOffsets(const spec::Spec &spec,
-                                  const std::vector<std::string> &offsets) {
+/// Where each tensor's buffer starts past a 64-byte line.
+struct Placement {
+  std::string name; ///< As given to --offset; "aligned" without one.
+  std::vector<size_t> offsetBytes;
+};
+
+std::vector<size_t> parsePlacement(const spec::Spec &spec,
+                                   std::string_view placement) {
   std::vector<size_t> bytes(spec.tensors.size(), 0);
-  for (const std::string &text : offsets) {
+  while (!placement.empty()) {
+    std::string_view item = placement.substr(0, placement.find(','));
+    placement.remove_prefix(std::min(placement.size(), item.size() + 1));
+    std::string text(item);
     size_t equals = text.find('=');
     if (equals == std::string::npos)
       tools::usageError("--offset", "expected TENSOR=BYTES, got '" + text + "'");
@@ -85,15 +96,33 @@ std::vector<size_t> bufferOffsets(const spec::Spec &spec,
   return bytes;
 }
 
+std::vector<Placement> placements(const spec::Spec &spec,
+                                  const std::vector<std::string> &offsets) {
+  if (offsets.empty())
+    return {{"aligned", std::vector<size_t>(spec.tensors.size(), 0)}};
+  std::vector<Placement> all;
+  for (const std::string &text : offsets)
+    all.push_back({text, parsePlacement(spec, text)});
+  return all;
+}
+
 /// Runs the kernel on random inputs and reports against the reference.
+/// Runs the kernel on random inputs, on each placement of the buffers, and
+/// reports against the reference.
 bool checkKernel(const jit::Kernel &kernel,
-                 const std::vector<size_t> &offsets) {
+                 const std::vector<Placement> &placements) {
   const spec::Spec &spec = kernel.spec();
-  measure::TensorBuffers buffers(spec, 42, 0, offsets);
-  kernel.run(measure::KernelArguments(kernel, buffers).pointers());
-  spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
-  std::cerr << "check: " << result.report(spec) << "\n";
-  return result.ok;
+  bool ok = true;
+  for (const Placement &placement : placements) {
+    measure::TensorBuffers buffers(spec, 42, 0, placement.offsetBytes);
+    kernel.run(measure::KernelArguments(kernel, buffers).pointers());
+    spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
+    std::cerr << "check"
+              << (placements.size() == 1 ? "" : " (" + placement.name + ")")
+              << ": " << result.report(spec) << "\n";
+    ok &= result.ok;
+  }
+  return ok;
 }
 
 double median(std::vector<double> values) {
@@ -104,43 +133,56 @@ double median(std::vector<double> values) {
 }
 
 /// Compiles every scheme `repeat` times and times each compilation's
-/// kernels against each other, hot cache; reports each scheme's medians
-/// against the peak measured in this process.
+/// kernels on every placement against each other, hot cache; reports the
+/// medians of each (scheme, placement) against the peak measured in this
+/// process.
 void measureKernels(const spec::Spec &spec,
                     const std::vector<scheme::Scheme> &schemes,
                     const jit::CompileOptions &compile, int repeat,
-                    const std::vector<size_t> &offsets) {
-  measure::TensorBuffers buffers(spec, 42, 0, offsets);
-  std::vector<std::vector<double>> compileSeconds(schemes.size()),
-      runSeconds(schemes.size());
+                    const std::vector<Placement> &placements) {
+  std::vector<measure::TensorBuffers> buffers;
+  for (const Placement &placement : placements)
+    buffers.emplace_back(spec, 42, 0, placement.offsetBytes);
+  // Kernel k on placement p is run k * placements.size() + p.
+  const size_t runCount = schemes.size() * placements.size();
+  std::vector<std::vector<double>> compileSeconds(runCount),
+      runSeconds(runCount);
   for (int i = 0; i < repeat; ++i) {
     std::vector<jit::Kernel> kernels;
     std::vector<measure::KernelArguments> arguments;
     for (const scheme::Scheme &scheme : schemes) {
       kernels.push_back(jit::compileKernel(spec, scheme, compile));
-      arguments.emplace_back(kernels.back(), buffers);
+      for (const measure::TensorBuffers &placed : buffers)
+        arguments.emplace_back(kernels.back(), placed);
     }
     std::vector<std::function<void()>> runs;
-    for (size_t k = 0; k < kernels.size(); ++k)
-      runs.push_back([&, k] { kernels[k].run(arguments[k].pointers()); });
+    for (size_t r = 0; r < runCount; ++r)
+      runs.push_back([&, r] {
+        kernels[r / placements.size()].run(arguments[r].pointers());
+      });
     std::vector<measure::Measurement> timings =
         measure::measureAlternately(runs);
-    for (size_t k = 0; k < kernels.size(); ++k) {
-      compileSeconds[k].push_back(kernels[k].compileSeconds());
-      runSeconds[k].push_back(timings[k].medianSeconds);
+    for (size_t r = 0; r < runCount; ++r) {
+      compileSeconds[r].push_back(
+          kernels[r / placements.size()].compileSeconds());
+      runSeconds[r].push_back(timings[r].medianSeconds);
     }
   }
   double peak = measure::measuredPeakFlops();
-  for (size_t k = 0; k < schemes.size(); ++k) {
-    double flops = static_cast<double>(spec.flops()) / median(runSeconds[k]);
+  for (size_t r = 0; r < runCount; ++r) {
+    double flops = static_cast<double>(spec.flops()) / median(runSeconds[r]);
     std::string which =
-        schemes.size() == 1 ? "" : " scheme " + std::to_string(k + 1);
+        schemes.size() == 1
+            ? ""
+            : " scheme " + std::to_string(r / placements.size() + 1);
+    if (placements.size() > 1)
+      which += " (" + placements[r % placements.size()].name + ")";
     std::fprintf(stderr,
                  "measure%s: %d run%s; median compile %.1f ms; median %.3f "
                  "us; %.1f GFLOP/s = %.1f%% of the measured peak %.1f "
                  "GFLOP/s (%s)\n",
                  which.c_str(), repeat, repeat == 1 ? "" : "s",
-                 median(compileSeconds[k]) * 1e3, median(runSeconds[k]) * 1e6,
+                 median(compileSeconds[r]) * 1e3, median(runSeconds[r]) * 1e6,
                  flops * 1e-9, 100 * flops / peak, peak * 1e-9,
                  measure::clockDescription().c_str());
   }
@@ -156,7 +198,7 @@ int run(const Options &options) {
   compile.keepIR = options.emit == "ir";
   compile.keepOptimizedIR = options.emit == "opt";
   compile.keepAssembly = options.emit == "asm";
-  std::vector<size_t> offsets = bufferOffsets(*spec, options.offsets);
+  std::vector<Placement> placed = placements(*spec, options.offsets);
   std::vector<scheme::Scheme> schemes;
   for (const std::string &text : options.schemes) {
     jit::Kernel kernel =
@@ -169,12 +211,12 @@ int run(const Options &options) {
       std::cout << kernel.optimizedIR();
     else if (compile.keepAssembly)
       std::cout << kernel.assembly();
-    if (options.check && !checkKernel(kernel, offsets))
+    if (options.check && !checkKernel(kernel, placed))
       return tools::kExitFailure;
     schemes.push_back(kernel.scheme());
   }
   if (options.measure)
-    measureKernels(*spec, schemes, compile, options.repeat, offsets);
+    measureKernels(*spec, schemes, compile, options.repeat, placed);
   return 0;
 }
 
@@ -200,9 +242,10 @@ int main(int argc, char **argv) {
   app.add_flag("--no-hoist", options.noHoist,
                "do not insert the Hoist of the output accumulators");
   app.add_option("--offset", options.offsets,
-                 "TENSOR=BYTES (or all=BYTES): start that tensor's buffer "
-                 "BYTES past a 64-byte line, for --check and --measure; "
-                 "repeatable");
+                 "a placement of the buffers, TENSOR=BYTES,... (all=BYTES "
+                 "for every tensor): each starts BYTES past a 64-byte line; "
+                 "--check and --measure run on every placement given")
+      ->allow_extra_args(false); // The schemes that follow are not offsets.
   app.add_option("schemes", options.schemes,
                  "the scheme; with --measure, several are timed alternately")
       ->required();

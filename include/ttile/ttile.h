@@ -1,8 +1,8 @@
-/*===- ttile/ttile.h - The ttile API: tuned 2D convolutions -------*- C -*-===*\
+/*===- ttile/ttile.h - The ttile API: tuned convolutions, matmuls -*- C -*-===*\
 |*                                                                            *|
-|* ttile generates a 2D-convolution kernel for one problem shape at run time, *|
-|* tunes it in seconds, and keeps the winner in a cache on disk so that the   *|
-|* next run of the application links it at once.                              *|
+|* ttile generates a 2D-convolution or matrix-product kernel for one problem  *|
+|* shape at run time, tunes it in seconds, and keeps the winner in a cache on *|
+|* disk so that the next run of the application links it at once.             *|
 |*                                                                            *|
 |* This header has two faces: a C API, usable from C99 and from any language  *|
 |* with a C foreign-function interface, and, when compiled as C++, the C++    *|
@@ -138,6 +138,51 @@ const char *ttile_conv2d_scheme(ttile_conv2d *conv);
 
 /* Releases `conv`; null is allowed. */
 void ttile_conv2d_destroy(ttile_conv2d *conv);
+
+/*===--- Matrix products --------------------------------------------------===*/
+
+/* The fields of ttile::MatMulParams, with the same names and meaning. Start
+ * from ttile_matmul_params_init(), which sets the defaults. */
+typedef struct ttile_matmul_params {
+  int64_t batch, M, N, K;
+  int32_t transA, transB; /* nonzero: A is K x M, B is N x K */
+  int64_t lda, ldb, ldc;  /* row strides in elements; 0: dense */
+  int64_t strideA, strideB, strideC; /* between batch items; 0: dense */
+  int32_t broadcastB; /* nonzero: one B for every batch item */
+  int32_t activation; /* TTILE_ACTIVATION_* */
+  float alpha, beta;
+  int32_t residual;  /* nonzero: every run adds a residual (run_args) */
+  int32_t constantB; /* nonzero: B is given once, to set_weights */
+} ttile_matmul_params;
+
+/* A matrix product of one shape: an opaque handle to a ttile::MatMul. */
+typedef struct ttile_matmul ttile_matmul;
+
+/* The defaults of ttile::MatMulParams: batch 1, sizes 0 (to set), no
+ * transposes, dense strides, no epilogue, B given to every run. */
+ttile_status ttile_matmul_params_init(ttile_matmul_params *params);
+/* Validates `params` and creates a matrix product in `*out`, which
+ * ttile_matmul_destroy must release; `*out` is null after a failure. */
+ttile_status ttile_matmul_create(const ttile_matmul_params *params,
+                                 ttile_matmul **out);
+/* ttile::MatMul::tune; the arguments are those of ttile_conv2d_tune. */
+ttile_status ttile_matmul_tune(ttile_matmul *matmul, int trials,
+                               double seconds, uint64_t seed);
+/* ttile::MatMul::setWeights, for a product created with constantB. */
+ttile_status ttile_matmul_set_weights(ttile_matmul *matmul, const float *B);
+/* C = activation(A B + bias); `bias` (N values) may be null, and `B` is
+ * null exactly with constantB. Safe from several threads at once. */
+ttile_status ttile_matmul_run(ttile_matmul *matmul, const float *A,
+                              const float *B, const float *bias, float *C);
+/* C = activation(A B + bias + residual), the residual (C's shape and
+ * strides, possibly C itself) non-null exactly with `residual`. */
+ttile_status ttile_matmul_run_args(ttile_matmul *matmul, const float *A,
+                                   const float *B, const float *bias,
+                                   const float *residual, float *C);
+/* The scheme in use; valid until the next call on `matmul`. */
+const char *ttile_matmul_scheme(ttile_matmul *matmul);
+/* Releases `matmul`; null is allowed. */
+void ttile_matmul_destroy(ttile_matmul *matmul);
 
 /* The message of the last failed call on this thread; "" before any
  * failure. Successful calls leave it as it is. Valid until the next failed
@@ -341,6 +386,72 @@ public:
 
   /// How the kernel in use was found.
   using TuneInfo = ttile::TuneInfo;
+  TuneInfo tuneInfo() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A matrix product C = activation(A B + bias + residual), or a batch of
+/// them, as BLAS's sgemm and ONNX's MatMul and Gemm compute it. Every matrix
+/// is row-major: A is M x K (K x M with transA), B is K x N (N x K with
+/// transB), C is M x N; the bias holds N values, one per column.
+struct MatMulParams {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  bool transA = false, transB = false;
+  /// Row strides in elements, at least a row (K or M for A, N or K for B,
+  /// N for C); 0 means dense.
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  /// Elements between consecutive batch items, which must not overlap;
+  /// 0 means dense (rows times the row stride).
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  /// One B for every batch item (strideB is then unused).
+  bool broadcastB = false;
+  /// The epilogue, as Conv2DParams's.
+  Activation activation = Activation::None;
+  float alpha = 0, beta = 0;
+  bool residual = false; ///< C's shape and strides; may be C itself.
+  /// B is given once, to MatMul::setWeights(), as constant weights are.
+  bool constantB = false;
+};
+
+/// A matrix product of one shape, with the kernel that computes it: the
+/// same life cycle, threading and errors as Conv2D. Movable, not copyable.
+class MatMul {
+public:
+  /// Throws ttile::Error, naming the field, for invalid parameters.
+  explicit MatMul(const MatMulParams &params);
+  ~MatMul();
+  MatMul(MatMul &&other) noexcept;
+  MatMul &operator=(MatMul &&other) noexcept;
+  MatMul(const MatMul &) = delete;
+  MatMul &operator=(const MatMul &) = delete;
+
+  const MatMulParams &params() const;
+  /// 2 * batch * M * N * K.
+  int64_t flops() const;
+  /// Elements each buffer spans, strides included.
+  int64_t aElements() const;
+  int64_t bElements() const;
+  int64_t cElements() const;
+
+  /// As Conv2D::tune().
+  MatMul &tune(const TuneOptions &options = {});
+  /// C = activation(A B + bias); `bias` may be null. Throws with
+  /// params().constantB (then run(A, bias, C)) or params().residual (then
+  /// run(const RunArgs &)).
+  void run(const float *A, const float *B, const float *bias, float *C) const;
+  /// run() for params().constantB, on the B of setWeights().
+  void run(const float *A, const float *bias, float *C) const;
+  /// Every buffer by role: input = A, weights = B (null with constantB),
+  /// bias, residual (non-null exactly with params().residual), output = C.
+  void run(const RunArgs &args) const;
+  /// For params().constantB: B laid out once for the kernel in use; as
+  /// Conv2D::setWeights().
+  void setWeights(const float *B);
+
+  std::string scheme() const;
   TuneInfo tuneInfo() const;
 
 private:

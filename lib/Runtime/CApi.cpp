@@ -1,4 +1,4 @@
-//===- Runtime/CApi.cpp - The C API over ttile::Conv2D --------------------===//
+//===- Runtime/CApi.cpp - The C API over ttile::Conv2D and ttile::MatMul --===//
 //
 // Each function runs the C++ API inside guarded(), which turns every
 // exception into a status and keeps its message for ttile_last_error(): an
@@ -18,6 +18,13 @@ struct ttile_conv2d {
   ttile::Conv2D conv;
   /// The text ttile_conv2d_scheme returned last, which it must keep alive.
   std::string scheme;
+};
+
+struct ttile_matmul {
+  explicit ttile_matmul(const ttile::MatMulParams &params) : matmul(params) {}
+
+  ttile::MatMul matmul;
+  std::string scheme; ///< As ttile_conv2d::scheme.
 };
 
 namespace {
@@ -108,6 +115,45 @@ ttile::Conv2DParams toCpp(const ttile_conv2d_params &params) {
   return result;
 }
 
+/// The fields ttile_matmul_params shares with ttile::MatMulParams.
+template <typename From, typename To>
+void copyMatMulIntegers(const From &from, To &to) {
+  to.batch = from.batch;
+  to.M = from.M;
+  to.N = from.N;
+  to.K = from.K;
+  to.lda = from.lda;
+  to.ldb = from.ldb;
+  to.ldc = from.ldc;
+  to.strideA = from.strideA;
+  to.strideB = from.strideB;
+  to.strideC = from.strideC;
+  to.alpha = from.alpha;
+  to.beta = from.beta;
+}
+
+ttile::MatMulParams toCpp(const ttile_matmul_params &params) {
+  ttile::MatMulParams result;
+  copyMatMulIntegers(params, result);
+  result.transA = params.transA != 0;
+  result.transB = params.transB != 0;
+  result.broadcastB = params.broadcastB != 0;
+  result.activation = static_cast<ttile::Activation>(params.activation);
+  result.residual = params.residual != 0;
+  result.constantB = params.constantB != 0;
+  return result;
+}
+
+/// Runs tune() on `op`, a Conv2D or a MatMul, with the C API's options.
+template <typename Op>
+void tuneWith(Op &op, int trials, double seconds, uint64_t seed) {
+  ttile::TuneOptions options;
+  options.trials = trials;
+  options.seconds = seconds;
+  options.seed = seed;
+  op.tune(options);
+}
+
 } // namespace
 
 extern "C" {
@@ -172,11 +218,7 @@ ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
                                uint64_t seed) {
   return guarded(__func__, [&] {
     requireNonNull(conv, "conv");
-    ttile::TuneOptions options;
-    options.trials = trials;
-    options.seconds = seconds;
-    options.seed = seed;
-    conv->conv.tune(options);
+    tuneWith(conv->conv, trials, seconds, seed);
   });
 }
 
@@ -220,6 +262,75 @@ const char *ttile_conv2d_scheme(ttile_conv2d *conv) {
 }
 
 void ttile_conv2d_destroy(ttile_conv2d *conv) { delete conv; }
+
+ttile_status ttile_matmul_params_init(ttile_matmul_params *params) {
+  return guarded(__func__, [&] {
+    requireNonNull(params, "params");
+    const ttile::MatMulParams defaults;
+    copyMatMulIntegers(defaults, *params);
+    params->transA = defaults.transA ? 1 : 0;
+    params->transB = defaults.transB ? 1 : 0;
+    params->broadcastB = defaults.broadcastB ? 1 : 0;
+    params->activation = static_cast<int32_t>(defaults.activation);
+    params->residual = defaults.residual ? 1 : 0;
+    params->constantB = defaults.constantB ? 1 : 0;
+  });
+}
+
+ttile_status ttile_matmul_create(const ttile_matmul_params *params,
+                                 ttile_matmul **out) {
+  if (out)
+    *out = nullptr;
+  return guarded(__func__, [&] {
+    requireNonNull(params, "params");
+    requireNonNull(out, "out");
+    *out = new ttile_matmul(toCpp(*params));
+  });
+}
+
+ttile_status ttile_matmul_tune(ttile_matmul *matmul, int trials,
+                               double seconds, uint64_t seed) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    tuneWith(matmul->matmul, trials, seconds, seed);
+  });
+}
+
+ttile_status ttile_matmul_set_weights(ttile_matmul *matmul, const float *B) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    matmul->matmul.setWeights(B);
+  });
+}
+
+ttile_status ttile_matmul_run(ttile_matmul *matmul, const float *A,
+                              const float *B, const float *bias, float *C) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    matmul->matmul.run(ttile::RunArgs{A, B, bias, nullptr, C});
+  });
+}
+
+ttile_status ttile_matmul_run_args(ttile_matmul *matmul, const float *A,
+                                   const float *B, const float *bias,
+                                   const float *residual, float *C) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    matmul->matmul.run(ttile::RunArgs{A, B, bias, residual, C});
+  });
+}
+
+const char *ttile_matmul_scheme(ttile_matmul *matmul) {
+  const char *text = nullptr;
+  guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    matmul->scheme = matmul->matmul.scheme();
+    text = matmul->scheme.c_str();
+  });
+  return text;
+}
+
+void ttile_matmul_destroy(ttile_matmul *matmul) { delete matmul; }
 
 const char *ttile_last_error(void) { return lastError.c_str(); }
 

@@ -12,26 +12,15 @@
 #include "Runtime/LayoutConversion.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
+#include "Runtime/ZeroBias.h"
 #include "ttile/ttile.h"
-
-#include <mutex>
-#include <vector>
 
 namespace ttile {
 
 struct Conv2D::Impl {
   explicit Impl(const Conv2DParams &params)
-      : problem(params), layoutConversion(problem), core(problem) {}
-
-  /// K zeros, the bias of a run() without one (the kernels always add a
-  /// bias), allocated by the first such run rather than by the constructor,
-  /// which allocates nothing in proportion to the problem.
-  const float *zeroBias() {
-    std::call_once(zeroBiasAllocated, [&] {
-      zeroBiasValues.assign(static_cast<size_t>(problem.params().K), 0.0f);
-    });
-    return zeroBiasValues.data();
-  }
+      : problem(params), layoutConversion(problem), core(problem),
+        zeroBias(problem.params().K) {}
 
   /// Conv2D::run(const RunArgs &), once the caller's buffers are checked.
   void run(const RunArgs &args);
@@ -39,8 +28,7 @@ struct Conv2D::Impl {
   const runtime::ConvProblem problem;
   const runtime::LayoutConversion layoutConversion;
   runtime::TunedKernel core;
-  std::once_flag zeroBiasAllocated;
-  std::vector<float> zeroBiasValues;
+  runtime::ZeroBias zeroBias;
 };
 
 Conv2D::Conv2D(const Conv2DParams &params)
@@ -93,7 +81,7 @@ void Conv2D::Impl::run(const RunArgs &args) {
   runtime::checkRunArgs(problem.runShape(), args);
   // An NCHW problem runs on the NHWC kernel, between two conversions.
   runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
-      args.input, args.bias ? args.bias : zeroBias(), args.residual,
+      args.input, zeroBias.orZeros(args.bias), args.residual,
       args.output);
   core.run(RunArgs{
       buffers.input,

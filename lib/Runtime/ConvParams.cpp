@@ -7,18 +7,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include <cmath>
-#include <initializer_list>
-#include <utility>
-
 namespace ttile::runtime {
 namespace {
-
-/// Tensors are refused above the spec's limit (spec::kMaxTensorElementsLog2,
-/// 2^40 elements), here where the message can name them. Multiply-adds are
-/// refused above 2^61, which keeps spec::Spec::flops(), two per
-/// multiply-add, in an int64_t.
-constexpr int kMaxMultiplyAddsLog2 = 61;
 
 void checkIntegerFields(const Conv2DParams &params) {
   for (const IntegerField &field : kIntegerFields)
@@ -35,51 +25,11 @@ const char *layoutName(Layout layout) {
   return nullptr;
 }
 
-/// The enumerations arrive from the C API as plain integers.
-void checkEnumerations(const Conv2DParams &params) {
+/// The layout arrives from the C API as a plain integer.
+void checkLayout(const Conv2DParams &params) {
   if (!layoutName(params.layout))
     throw Error(fmt::format("layout ({}) is neither NHWC nor NCHW",
                             static_cast<int>(params.layout)));
-  if (params.activation < Activation::None ||
-      params.activation > Activation::Tanh)
-    throw Error(fmt::format("activation ({}) is none of None, ReLU, Clamp, "
-                            "LeakyReLU, SiLU, HardSwish, Sigmoid and Tanh",
-                            static_cast<int>(params.activation)));
-}
-
-/// The epilogue kernels compute: ttile::Activation has spec::Activation's
-/// order; alpha and beta are kept only where the activation reads them, so
-/// that equal epilogues share their kernels.
-spec::Epilogue epilogueOf(const Conv2DParams &params) {
-  for (auto [name, value] : {std::pair{"alpha", params.alpha},
-                             std::pair{"beta", params.beta}})
-    if (!std::isfinite(value))
-      throw Error(fmt::format("{} ({}) must be a finite number", name, value));
-  spec::Epilogue epilogue;
-  epilogue.activation = static_cast<spec::Activation>(params.activation);
-  if (epilogue.usesAlpha())
-    epilogue.alpha = params.alpha;
-  if (epilogue.usesBeta())
-    epilogue.beta = params.beta;
-  if (epilogue.activation == spec::Activation::Clamp &&
-      epilogue.alpha > epilogue.beta)
-    throw Error(fmt::format("Clamp's alpha ({}) is larger than its beta ({})",
-                            params.alpha, params.beta));
-  return epilogue;
-}
-
-/// The product of `factors`, each at least 1; throws naming `what` when it
-/// exceeds 2^limitLog2.
-int64_t checkedProduct(std::initializer_list<int64_t> factors,
-                       const char *what,
-                       int limitLog2 = spec::kMaxTensorElementsLog2) {
-  const int64_t limit = int64_t(1) << limitLog2;
-  int64_t product = 1;
-  for (int64_t factor : factors)
-    if (__builtin_mul_overflow(product, factor, &product) || product > limit)
-      throw Error(fmt::format("{} exceeds 2^{}, the largest size supported",
-                              what, limitLog2));
-  return product;
 }
 
 /// Each group convolves C/groups input channels into K/groups outputs.
@@ -93,16 +43,6 @@ void checkGroups(const Conv2DParams &params) {
 }
 
 } // namespace
-
-void checkIntegerField(std::string_view name, int64_t value, int64_t least) {
-  if (value < least)
-    throw Error(fmt::format("{} ({}) must {}", name, value,
-                            least == 0 ? "not be negative" : "be at least 1"));
-  if (value > kMaxParam)
-    throw Error(fmt::format("{} ({}) is larger than 2^31, the largest value "
-                            "supported",
-                            name, value));
-}
 
 int64_t convOutputExtent(int64_t input, int64_t padBegin, int64_t padEnd,
                          int64_t kernel, int64_t stride, int64_t dilation,
@@ -119,7 +59,9 @@ int64_t convOutputExtent(int64_t input, int64_t padBegin, int64_t padEnd,
 
 ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   checkIntegerFields(params);
-  checkEnumerations(params);
+  checkLayout(params);
+  const spec::Epilogue epilogue =
+      checkedEpilogue(params.activation, params.alpha, params.beta);
 
   outH_ = convOutputExtent(params.H, params.padTop, params.padBottom, params.R,
                            params.strideH, params.dilationH, "H");
@@ -168,7 +110,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.bias = true;
   shape.constantWeights = p.constantWeights;
   shape.residual = p.residual;
-  shape.epilogue = epilogueOf(p);
+  shape.epilogue = epilogue;
   spec_ = spec::conv2d(shape);
 }
 
@@ -183,15 +125,7 @@ cache::CacheKey ConvProblem::cacheKey() const {
   for (const IntegerField &field : kIntegerFields)
     key.add(field.name, params_.*field.member);
   key.add("layout", layoutName(params_.layout));
-  // The epilogue changes what is fastest (an exp per element costs as much
-  // as a few channels): each is tuned apart.
-  const spec::Epilogue &epilogue = spec_.epilogue;
-  key.add("activation", spec::activationName(epilogue.activation));
-  if (epilogue.usesAlpha())
-    key.add("alpha", fmt::format("{}", epilogue.alpha));
-  if (epilogue.usesBeta())
-    key.add("beta", fmt::format("{}", epilogue.beta));
-  key.add("residual", params_.residual ? "yes" : "no");
+  addEpilogueKey(key, spec_.epilogue, params_.residual);
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));
   // Kernels with parallel loops are tuned for this many workers.

@@ -12,6 +12,7 @@
 
 #include "Cache/KernelCache.h"
 #include "Runtime/OperatorProblem.h"
+#include "Runtime/ProblemChecks.h"
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
@@ -21,15 +22,6 @@
 #include <utility>
 
 namespace ttile::runtime {
-
-/// The largest size, padding, stride or dilation accepted. With every field
-/// at most 2^31, sums and the dilated kernel extent stay far from int64_t
-/// overflow; products are checked one by one.
-inline constexpr int64_t kMaxParam = int64_t(1) << 31;
-
-/// Throws ttile::Error naming the field `name` when `value` is below
-/// `least` (0 or 1) or above kMaxParam.
-void checkIntegerField(std::string_view name, int64_t value, int64_t least);
 
 /// The integer fields of Conv2DParams with their smallest valid value, in
 /// the order of the documentation. Validation, the cache key and log

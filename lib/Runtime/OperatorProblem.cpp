@@ -10,7 +10,7 @@ namespace {
 /// Throws when the output's elements share memory with `other`'s.
 void checkDisjoint(const float *output, int64_t outputElements,
                    const float *other, int64_t otherElements,
-                   std::string_view otherName) {
+                   std::string_view outputName, std::string_view otherName) {
   auto begin = [](const float *p) { return reinterpret_cast<uintptr_t>(p); };
   auto end = [](const float *p, int64_t elements) {
     return reinterpret_cast<uintptr_t>(p) +
@@ -18,7 +18,8 @@ void checkDisjoint(const float *output, int64_t outputElements,
   };
   if (begin(output) < end(other, otherElements) &&
       begin(other) < end(output, outputElements))
-    throw Error("output overlaps " + std::string(otherName));
+    throw Error(std::string(outputName) + " overlaps " +
+                std::string(otherName));
 }
 
 } // namespace
@@ -75,21 +76,26 @@ void checkBuffer(const void *buffer, std::string_view role) {
 }
 
 void checkRunArgs(const RunShape &shape, const RunArgs &args) {
-  checkBuffer(args.output, "output");
-  checkBuffer(args.input, "input");
-  checkDisjoint(args.output, shape.output, args.input, shape.input, "input");
+  checkBuffer(args.output, shape.outputName);
+  checkBuffer(args.input, shape.inputName);
+  auto checkApart = [&](const float *other, int64_t elements,
+                        std::string_view name) {
+    checkDisjoint(args.output, shape.output, other, elements, shape.outputName,
+                  name);
+  };
+  checkApart(args.input, shape.input, shape.inputName);
   if (shape.constantWeights) {
     if (args.weights)
-      throw Error("weights must be null: the weights are constant, given "
-                  "once to setWeights()");
+      throw Error(std::string(shape.weightsName) +
+                  " must be null: its values are constant, given once to "
+                  "setWeights()");
   } else {
-    checkBuffer(args.weights, "weights");
-    checkDisjoint(args.output, shape.output, args.weights, shape.weights,
-                  "weights");
+    checkBuffer(args.weights, shape.weightsName);
+    checkApart(args.weights, shape.weights, shape.weightsName);
   }
   if (args.bias) {
     checkBuffer(args.bias, "bias");
-    checkDisjoint(args.output, shape.output, args.bias, shape.bias, "bias");
+    checkApart(args.bias, shape.bias, "bias");
   }
   if (!shape.residual) {
     if (args.residual)
@@ -101,8 +107,9 @@ void checkRunArgs(const RunShape &shape, const RunArgs &args) {
     throw Error("residual is null: this operator adds one (residual = true)");
   checkBuffer(args.residual, "residual");
   if (args.residual != args.output)
-    checkDisjoint(args.output, shape.output, args.residual, shape.output,
-                  "residual (it may be the output itself, not part of it)");
+    checkApart(args.residual, shape.output,
+               "residual (it may be the " + std::string(shape.outputName) +
+                   " itself, not part of it)");
 }
 
 } // namespace ttile::runtime

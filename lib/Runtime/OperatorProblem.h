@@ -69,6 +69,10 @@ struct RunShape {
   int64_t input = 0, weights = 0, bias = 0, output = 0;
   bool constantWeights = false;
   bool residual = false; ///< Output-shaped.
+  /// What messages call the buffers of the first three roles: a matmul's
+  /// are A, B and C.
+  std::string_view inputName = "input", weightsName = "weights",
+                   outputName = "output";
 };
 
 /// The checks of every run() on the caller's buffers by role: each present

@@ -81,6 +81,16 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
         !tensor.uses(spec.dimId(family.combinationDim)))
       packedTensor_ = t;
   }
+  if (packedTensor_) {
+    const spec::Tensor &tensor = spec.tensors[*packedTensor_];
+    const int vectorAxis = *tensor.axisOf(spec.dimId(family.vectorDim));
+    if (vectorAxis != static_cast<int>(tensor.axes.size()) - 1) {
+      for (int a = 0; a < static_cast<int>(tensor.axes.size()); ++a)
+        if (a != vectorAxis)
+          transposingOrder_.push_back(tensor.axes[a].name);
+      transposingOrder_.push_back(tensor.axes[vectorAxis].name);
+    }
+  }
   for (const MicrokernelClass &microkernelClass : classes)
     addDividingChoices(microkernelClass);
   if (choices_.empty())
@@ -272,7 +282,10 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
 void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
                             const std::vector<int64_t> &kernelTile,
                             std::mt19937_64 &random) const {
-  if (!packedTensor_ || packBudgetBytes_ <= 0)
+  if (!packedTensor_)
+    return;
+  const bool mustPack = !transposingOrder_.empty();
+  if (!mustPack && packBudgetBytes_ <= 0)
     return;
   const spec::Tensor &tensor = spec_.tensors[*packedTensor_];
   auto bytesOver = [&](const std::vector<int64_t> &tile) {
@@ -288,7 +301,7 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
   std::vector<int64_t> whole;
   for (const spec::Dim &dim : spec_.dims)
     whole.push_back(dim.size);
-  if (!tensor.constant && bytesOver(whole) <= packBudgetBytes_)
+  if (!mustPack && !tensor.constant && bytesOver(whole) <= packBudgetBytes_)
     return;
   // Walking up from the microkernel: the tile of every dimension below the
   // current position, and whether a loop there iterates a dimension the
@@ -324,13 +337,17 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
     if (p <= lowest && reused && bytesOver(extent) <= packBudgetBytes_)
       positions.push_back(p);
   }
+  // A transposing copy must be somewhere: right above the reuse loop, where
+  // its tile is smallest, when no position fits the budget.
+  if (mustPack && positions.empty())
+    positions.push_back(std::min(end, lowest));
   // A copy at every run pays off only sometimes: half the candidates try.
-  if (positions.empty() ||
-      (!tensor.constant && std::bernoulli_distribution(0.5)(random)))
+  if (positions.empty() || (!mustPack && !tensor.constant &&
+                            std::bernoulli_distribution(0.5)(random)))
     return;
   size_t position = pickUniform(positions, random);
   atoms.insert(atoms.begin() + static_cast<std::ptrdiff_t>(position),
-               scheme::PackAtom{tensor.name, {}});
+               scheme::PackAtom{tensor.name, transposingOrder_});
 }
 
 void SearchSpace::maybeParallelize(std::vector<scheme::Atom> &atoms,

@@ -98,7 +98,9 @@ private:
   MicrokernelChoice fallback(const std::vector<MicrokernelClass> &classes) const;
   /// Inserts, with probability 1/2, a Pack of the packed tensor into
   /// `atoms` above index `end` (the reuse loop), at a position drawn among
-  /// those where its tile fits the budget and is reused below.
+  /// those where its tile fits the budget and is reused below. Always, when
+  /// the tensor is not stored with the vectorized dimension contiguous (a
+  /// transposed B): that Pack moves its axis last, as V's loads need.
   void maybePack(std::vector<scheme::Atom> &atoms, size_t end,
                  const std::vector<int64_t> &kernelTile,
                  std::mt19937_64 &random) const;
@@ -117,6 +119,9 @@ private:
   /// The input a Pack copies: indexed by the vectorized dimension, not by
   /// the combination one (conv2d's W, matmul's B); none when no input is.
   std::optional<int> packedTensor_;
+  /// The packed tensor's axes with the vectorized one last, when its layout
+  /// has another one contiguous; empty otherwise.
+  std::vector<std::string> transposingOrder_;
   std::vector<MicrokernelChoice> choices_;
 };
 

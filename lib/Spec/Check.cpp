@@ -66,16 +66,6 @@ private:
   CheckResult result_;
 };
 
-/// The coordinates, along the tensor's axes, of the element at `offset`.
-std::vector<int64_t> coordsOf(const Tensor &tensor, int64_t offset) {
-  std::vector<int64_t> coords(tensor.axes.size());
-  for (size_t axis = tensor.axes.size(); axis-- > 0;) {
-    coords[axis] = offset % tensor.axes[axis].extent;
-    offset /= tensor.axes[axis].extent;
-  }
-  return coords;
-}
-
 /// The shortest text that reads back as the same float, so that two
 /// different values never print alike.
 std::string floatString(float value) {
@@ -117,12 +107,13 @@ CheckResult checkOutput(const Spec &spec, std::span<const float *const> buffers,
   const float *actual = buffers.front();
   Tally tally(options);
 
-  int64_t elements = output.numElements();
-  if (elements <= options.fullCheckLimit) {
+  if (output.numElements() <= options.fullCheckLimit) {
     std::vector<ReferencePoint> expected = referencePoints(spec, buffers);
-    for (int64_t offset = 0; offset < elements; ++offset)
-      tally.compare(actual[offset], expected[offset],
-                    [&] { return coordsOf(output, offset); });
+    output.forEachElement([&](std::span<const int64_t> coords, int64_t offset) {
+      tally.compare(actual[offset], expected[offset], [&] {
+        return std::vector<int64_t>(coords.begin(), coords.end());
+      });
+    });
     return tally.take();
   }
 

@@ -239,7 +239,9 @@ void runReference(const Spec &spec, std::span<float *const> buffers) {
                 "' is null");
   // An output extent may exceed what the iteration space reaches; the
   // elements no point reaches are 0, as referenceAt reports them.
-  std::fill_n(output, spec.output().numElements(), 0.0f);
+  // Strided rows leave gaps between them, which are not the output's.
+  spec.output().forEachElement(
+      [&](std::span<const int64_t>, int64_t offset) { output[offset] = 0; });
   evaluator.forEachOutputPoint([&](std::span<const int64_t> point) {
     output[evaluator.output().at(point)] =
         static_cast<float>(evaluator.evaluate<false>(point).value);

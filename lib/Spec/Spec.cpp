@@ -104,7 +104,8 @@ private:
     bool sameAxes = residual.axes.size() == output.axes.size();
     for (size_t a = 0; sameAxes && a < output.axes.size(); ++a) {
       const TensorAxis &mine = residual.axes[a], &theirs = output.axes[a];
-      sameAxes = mine.extent == theirs.extent && !mine.zeroPadded &&
+      sameAxes = mine.extent == theirs.extent && mine.stride == theirs.stride &&
+                 !mine.zeroPadded &&
                  mine.index.constant == theirs.index.constant &&
                  std::equal(mine.index.terms.begin(), mine.index.terms.end(),
                             theirs.index.terms.begin(),
@@ -155,6 +156,39 @@ private:
       if (elements > kMaxTensorElements)
         fail("tensor '" + tensor.name +
              "' has more than 2^40 elements; check the sizes");
+    }
+    if (tensor.hasExplicitStrides())
+      verifyStrides(tensor);
+  }
+
+  /// Explicit strides are given for every axis, and a buffer spans at most
+  /// 2^40 elements. The output's elements must be distinct: each stride
+  /// steps past everything the axes with smaller strides reach.
+  void verifyStrides(const Tensor &tensor) const {
+    for (const TensorAxis &axis : tensor.axes)
+      if (axis.stride < 1)
+        fail("tensor '" + tensor.name + "' axis '" + axis.name +
+             "' has stride " + std::to_string(axis.stride) +
+             "; explicit strides must be >= 1 on every axis");
+    if (tensor.numElements() > kMaxTensorElements)
+      fail("tensor '" + tensor.name +
+           "' spans more than 2^40 elements; check the strides");
+    if (tensor.role != TensorRole::Output && tensor.role != TensorRole::Residual)
+      return;
+    std::vector<const TensorAxis *> byStride;
+    for (const TensorAxis &axis : tensor.axes)
+      byStride.push_back(&axis);
+    std::sort(byStride.begin(), byStride.end(),
+              [](const TensorAxis *a, const TensorAxis *b) {
+                return a->stride < b->stride;
+              });
+    int64_t reached = 0; // The furthest offset of the axes so far.
+    for (const TensorAxis *axis : byStride) {
+      if (axis->extent > 1 && axis->stride <= reached)
+        fail("tensor '" + tensor.name + "' axis '" + axis->name +
+             "' has stride " + std::to_string(axis->stride) +
+             ", which makes two of its elements share memory");
+      reached += (axis->extent - 1) * axis->stride;
     }
   }
 
@@ -307,10 +341,16 @@ int64_t AffineExpr::evaluate(std::span<const int64_t> point) const {
 }
 
 int64_t Tensor::numElements() const {
+  const std::string what = "element count of tensor '" + name + "'";
   int64_t elements = 1;
+  if (!hasExplicitStrides()) {
+    for (const TensorAxis &axis : axes)
+      elements = multiplyChecked(elements, axis.extent, what);
+    return elements;
+  }
   for (const TensorAxis &axis : axes)
-    elements = multiplyChecked(elements, axis.extent,
-                               "element count of tensor '" + name + "'");
+    elements = addChecked(
+        elements, multiplyChecked(axis.extent - 1, axis.stride, what), what);
   return elements;
 }
 
@@ -318,10 +358,15 @@ std::vector<int64_t> Tensor::strides() const {
   std::vector<int64_t> result(axes.size());
   int64_t stride = 1;
   for (size_t i = axes.size(); i-- > 0;) {
-    result[i] = stride;
+    result[i] = axes[i].stride ? axes[i].stride : stride;
     stride *= axes[i].extent;
   }
   return result;
+}
+
+bool Tensor::hasExplicitStrides() const {
+  return std::any_of(axes.begin(), axes.end(),
+                     [](const TensorAxis &axis) { return axis.stride != 0; });
 }
 
 bool Tensor::uses(DimId dim) const { return axisOf(dim).has_value(); }

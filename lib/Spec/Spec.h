@@ -87,10 +87,16 @@ struct TensorAxis {
   /// padTop may then have a negative constant and reach past the extent.
   /// Only input tensors have such axes.
   bool zeroPadded = false;
+  /// Elements between consecutive indices along the axis; 0 for every axis
+  /// of a dense tensor, which derives them from the extents (row-major).
+  /// Explicit strides, all given, describe a caller's strided matrix: a row
+  /// stride above its width, or batch items further apart than one item.
+  int64_t stride = 0;
 };
 
-/// A dense tensor stored row-major over its axes: the last axis is the
-/// contiguous one. A layout is therefore the order of the axes.
+/// A tensor stored row-major over its axes: the last axis is the
+/// contiguous one, so a layout is the order of the axes. Dense unless its
+/// axes give explicit strides.
 struct Tensor {
   std::string name;
   TensorRole role = TensorRole::Input;
@@ -103,9 +109,15 @@ struct Tensor {
   /// no constant and no padding, may be constant.
   bool constant = false;
 
+  /// Elements a buffer of the tensor spans: the product of the extents when
+  /// dense, else one past the furthest element.
   int64_t numElements() const;
   /// Stride of each axis, in elements.
   std::vector<int64_t> strides() const;
+  bool hasExplicitStrides() const;
+  /// Calls visit(coords, offset) for every element of the tensor, the last
+  /// axis fastest: its coordinate per axis and its offset in the buffer.
+  template <typename Visit> void forEachElement(Visit &&visit) const;
   bool uses(DimId dim) const;
   bool hasZeroPadding() const;
   /// The axis whose index uses `dim`, if any.
@@ -114,6 +126,25 @@ struct Tensor {
   /// none when the point reads the zero padding.
   std::optional<int64_t> offsetAt(std::span<const int64_t> point) const;
 };
+
+template <typename Visit> void Tensor::forEachElement(Visit &&visit) const {
+  std::vector<int64_t> axisStrides = strides();
+  std::vector<int64_t> coords(axes.size(), 0);
+  int64_t offset = 0;
+  while (true) {
+    visit(std::span<const int64_t>(coords), offset);
+    size_t axis = axes.size();
+    while (axis-- > 0) {
+      offset += axisStrides[axis];
+      if (++coords[axis] < axes[axis].extent)
+        break;
+      offset -= axisStrides[axis] * coords[axis];
+      coords[axis] = 0;
+    }
+    if (axis == static_cast<size_t>(-1))
+      return;
+  }
+}
 
 class Spec {
 public:

@@ -183,17 +183,75 @@ Spec conv2d(const ConvShape &shape) {
 }
 
 Spec matmul(int64_t I, int64_t J, int64_t K) {
-  requirePositive("matmul: I", I);
-  requirePositive("matmul: J", J);
-  requirePositive("matmul: K", K);
+  MatMulShape shape;
+  shape.M = I;
+  shape.N = J;
+  shape.K = K;
+  return matmul(shape);
+}
+
+namespace {
+
+/// A matrix over dimensions `row` and `column` (row-major), behind a batch
+/// axis over b when `batched`. With a row stride `rowStride` or a batch
+/// stride `batchStride` other than 0 and the dense one, every axis gets an
+/// explicit stride.
+std::vector<TensorAxis> matrixAxes(const Spec &spec, bool batched,
+                                   std::string_view row,
+                                   std::string_view column, int64_t rowStride,
+                                   int64_t batchStride) {
+  std::vector<TensorAxis> axes;
+  if (batched)
+    axes.push_back(plainAxis(spec, "b"));
+  axes.push_back(plainAxis(spec, row));
+  axes.push_back(plainAxis(spec, column));
+  const int64_t rows = axes[axes.size() - 2].extent;
+  const int64_t columns = axes.back().extent;
+  const int64_t denseRow = columns;
+  const int64_t actualRow = rowStride ? rowStride : denseRow;
+  const int64_t actualBatch = batchStride ? batchStride : rows * actualRow;
+  if (actualRow == denseRow && (!batched || actualBatch == rows * denseRow))
+    return axes;
+  axes.back().stride = 1;
+  axes[axes.size() - 2].stride = actualRow;
+  if (batched)
+    axes.front().stride = actualBatch;
+  return axes;
+}
+
+} // namespace
+
+Spec matmul(const MatMulShape &shape) {
+  requirePositive("matmul: batch", shape.batch);
+  requirePositive("matmul: M", shape.M);
+  requirePositive("matmul: N", shape.N);
+  requirePositive("matmul: K", shape.K);
   Spec spec;
   spec.name = "matmul";
-  spec.dims = {dim("i", DimKind::Parallel, I), dim("j", DimKind::Parallel, J),
-               dim("k", DimKind::Reduction, K)};
-  auto plain = [&](std::string_view name) { return plainAxis(spec, name); };
-  spec.tensors = {tensor("C", TensorRole::Output, {plain("i"), plain("j")}),
-                  tensor("A", TensorRole::Input, {plain("i"), plain("k")}),
-                  tensor("B", TensorRole::Input, {plain("k"), plain("j")})};
+  const bool batched = shape.batch > 1;
+  if (batched)
+    spec.dims.push_back(dim("b", DimKind::Parallel, shape.batch));
+  spec.dims.push_back(dim("i", DimKind::Parallel, shape.M));
+  spec.dims.push_back(dim("j", DimKind::Parallel, shape.N));
+  spec.dims.push_back(dim("k", DimKind::Reduction, shape.K));
+
+  auto [aRow, aColumn] = shape.transA ? std::pair{"k", "i"} : std::pair{"i", "k"};
+  auto [bRow, bColumn] = shape.transB ? std::pair{"j", "k"} : std::pair{"k", "j"};
+  spec.tensors = {
+      tensor("C", TensorRole::Output,
+             matrixAxes(spec, batched, "i", "j", shape.ldc, shape.strideC)),
+      tensor("A", TensorRole::Input,
+             matrixAxes(spec, batched, aRow, aColumn, shape.lda,
+                        shape.strideA)),
+      tensor("B", TensorRole::Input,
+             matrixAxes(spec, batched && !shape.broadcastB, bRow, bColumn,
+                        shape.ldb, shape.strideB))};
+  spec.tensors.back().constant = shape.constantB;
+  if (shape.bias)
+    spec.tensors.push_back(tensor("bias", TensorRole::Bias, {plainAxis(spec, "j")}));
+  if (shape.residual)
+    spec.addResidual();
+  spec.epilogue = shape.epilogue;
   spec.verify();
   return spec;
 }

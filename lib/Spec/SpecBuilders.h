@@ -55,6 +55,28 @@ Spec conv2d(const ConvShape &shape);
 /// C[i, j] = sum_k A[i, k] * B[k, j], all row-major.
 Spec matmul(int64_t I, int64_t J, int64_t K);
 
+/// A batched matrix product with its epilogue, as ttile::MatMulParams
+/// describes it: C[b, i, j] = act(sum_k A[b, i, k] * B[b, k, j] + bias[j] +
+/// R[b, i, j]), every matrix row-major. Dimensions b (only when batch > 1),
+/// i, j (parallel) and k (reduction); the microkernels vectorize j.
+///
+/// transA stores A as A[b, k, i], transB B as B[b, j, k]; broadcastB drops
+/// B's b (one B for every item). Row strides (lda, ldb, ldc) and batch
+/// strides (strideA, strideB, strideC) are in elements, 0 for dense; a
+/// tensor with any non-dense stride gets explicit strides on every axis
+/// (Spec.h), and the residual has the output's.
+struct MatMulShape {
+  int64_t batch = 1, M = 1, N = 1, K = 1;
+  bool transA = false, transB = false, broadcastB = false;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  bool bias = false;
+  bool constantB = false;
+  bool residual = false;
+  Epilogue epilogue = {};
+};
+Spec matmul(const MatMulShape &shape);
+
 /// A tensor contraction from an einsum string such as "ik,kj->ij" or
 /// "aebf,dfce->abcd". Each letter is a dimension; letters absent from the
 /// output are reductions. Inputs are named A, B, C, ... and the output O.

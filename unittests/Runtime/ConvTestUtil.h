@@ -35,16 +35,17 @@ inline std::vector<float> randomValues(int64_t count, uint64_t seed) {
 /// ONNX's activations in double, written here again rather than taken from
 /// lib/Spec, so that the runtime tests check the library against an
 /// independent definition.
-inline double activate(const Conv2DParams &p, double x) {
-  switch (p.activation) {
+inline double activate(Activation activation, double alpha, double beta,
+                       double x) {
+  switch (activation) {
   case Activation::None:
     return x;
   case Activation::ReLU:
     return std::max(x, 0.0);
   case Activation::Clamp:
-    return std::min(std::max(x, double(p.alpha)), double(p.beta));
+    return std::min(std::max(x, alpha), beta);
   case Activation::LeakyReLU:
-    return x < 0 ? p.alpha * x : x;
+    return x < 0 ? alpha * x : x;
   case Activation::SiLU:
     return x / (1 + std::exp(-x));
   case Activation::HardSwish:
@@ -55,6 +56,25 @@ inline double activate(const Conv2DParams &p, double x) {
     return std::tanh(x);
   }
   return x;
+}
+inline double activate(const Conv2DParams &p, double x) {
+  return activate(p.activation, p.alpha, p.beta, x);
+}
+
+/// Whether `actual` is the reference's `expected` within a tolerance
+/// relative to `magnitude`, the sum of the absolute terms behind it.
+inline bool closeEnough(float actual, double expected, double magnitude) {
+  return std::abs(actual - expected) <= 1e-4 * magnitude + 1e-6;
+}
+
+/// The magnitude closeEnough() compares against for an element of sum of
+/// absolute terms `size` and reference value `expected`: the activation's
+/// slope is at most 1.5 (HardSwish), and its own rounding is relative to
+/// its result.
+inline double toleratedMagnitude(Activation activation, double size,
+                                 double expected) {
+  return activation == Activation::None ? size
+                                        : 1.5 * size + std::abs(expected);
 }
 
 /// Inputs of one problem, random, and the output the reference computes.
@@ -156,12 +176,8 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
             sum += residual[at];
             size += std::abs(residual[at]);
           }
-          // The activation's slope is at most 1.5 (HardSwish), and its own
-          // rounding is relative to its result.
           expected[at] = activate(p, sum);
-          magnitude[at] = p.activation == Activation::None
-                              ? size
-                              : 1.5 * size + std::abs(expected[at]);
+          magnitude[at] = toleratedMagnitude(p.activation, size, expected[at]);
         }
 }
 
@@ -175,7 +191,7 @@ ConvCase::mismatches(const std::vector<float> &output, int limit) const {
   }
   for (size_t i = 0;
        i < output.size() && static_cast<int>(found.size()) < limit; ++i)
-    if (!(std::abs(output[i] - expected[i]) <= 1e-4 * magnitude[i] + 1e-6))
+    if (!closeEnough(output[i], expected[i], magnitude[i]))
       found.push_back("output element " + std::to_string(i) + ": expected " +
                       std::to_string(expected[i]) + ", got " +
                       std::to_string(output[i]));

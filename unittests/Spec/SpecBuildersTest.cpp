@@ -166,7 +166,42 @@ TEST(MatmulTest, Shape) {
   EXPECT_EQ(spec.tensors[2].name, "B");
   EXPECT_EQ(axesOf(spec.tensors[2]), (Names{"k:4", "j:3"}));
   EXPECT_TRUE(throwsErrorWith([] { matmul(2, 0, 4); },
-                              "matmul: J must be >= 1, got 0"));
+                              "matmul: N must be >= 1, got 0"));
+}
+
+TEST(MatmulTest, BatchedTransposedAndStrided) {
+  MatMulShape shape;
+  shape.batch = 2;
+  shape.M = 3;
+  shape.N = 5;
+  shape.K = 4;
+  shape.transA = true;
+  shape.transB = true;
+  shape.broadcastB = true;
+  shape.ldc = 8;
+  shape.bias = true;
+  shape.residual = true;
+  Spec spec = matmul(shape);
+  EXPECT_EQ(dimNames(spec), (Names{"b", "i", "j", "k"}));
+  EXPECT_EQ(spec.str(), "C[b,i,j] += A[b,k,i] * B[j,k] + bias[j] + R[b,i,j] "
+                        "{b=2,i=3,j=5,k=4}");
+  // A is dense; C has rows 8 apart and items 3 rows apart, as its residual.
+  EXPECT_FALSE(spec.tensors[1].hasExplicitStrides());
+  EXPECT_EQ(spec.tensors[0].strides(), (std::vector<int64_t>{24, 8, 1}));
+  EXPECT_EQ(spec.tensors[0].numElements(), 24 + 2 * 8 + 5);
+  EXPECT_EQ(spec.tensors[4].strides(), spec.tensors[0].strides());
+}
+
+TEST(MatmulTest, StridesThatMakeOutputElementsShareMemoryAreRefused) {
+  Spec spec = matmul(4, 8, 2);
+  spec.tensors[0].axes[0].stride = 4; // Rows of 8 elements, 4 apart.
+  spec.tensors[0].axes[1].stride = 1;
+  EXPECT_TRUE(throwsErrorWith([&] { spec.verify(); },
+                              "axis 'i' has stride 4, which makes two of its "
+                              "elements share memory"));
+  spec.tensors[0].axes[1].stride = 0;
+  EXPECT_TRUE(throwsErrorWith([&] { spec.verify(); },
+                              "explicit strides must be >= 1 on every axis"));
 }
 
 TEST(ContractionTest, Matmul) {

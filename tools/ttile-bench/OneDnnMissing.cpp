@@ -1,10 +1,11 @@
-//===- ttile-bench/OneDnnMissing.cpp - OneDnnConv without oneDNN ----------===//
+//===- ttile-bench/OneDnnMissing.cpp - The oneDNN peers without oneDNN ----===//
 //
-// Compiled instead of OneDnnConv.cpp when CMake found no oneDNN: the bench
-// then measures ttile alone, and says so.
+// Compiled instead of OneDnnConv.cpp and OneDnnMatMul.cpp when CMake found
+// no oneDNN: the bench then measures ttile without it, and says so.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmPeers.h"
 #include "OneDnnConv.h"
 
 namespace ttile::bench {
@@ -32,5 +33,7 @@ void OneDnnConv::restoreResidual() { missing(); }
 void OneDnnConv::run() { missing(); }
 void OneDnnConv::readOutput(float *) { missing(); }
 std::string OneDnnConv::implementation() const { missing(); }
+
+std::unique_ptr<GemmPeer> oneDnnMatMulPeer() { missing(); }
 
 } // namespace ttile::bench

@@ -11,6 +11,8 @@
 //   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
 //                           [--trials N] [--per-run-weights] [--seed N]
 //                           [--json F]
+//   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
+//                      [--trials N] [--rounds N] [--json F]
 //
 // warm-start: what an application pays, in a new process, to construct a
 // Conv2D whose kernel is in the cache and run it once, beyond the kernel's
@@ -35,6 +37,10 @@
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
 // table is at n = --trials.
 //
+// matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
+// problem, in this process (MatMulBench.h); the sets are those of
+// tools/Common/MatMulShapes.h. Exits 1 when a library failed or disagreed.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Compare.h"
@@ -43,6 +49,7 @@
 #include "EpilogueCost.h"
 #include "LayerDescriptor.h"
 #include "Machine.h"
+#include "MatMulBench.h"
 #include "Networks.h"
 #include "OneDnnConv.h"
 #include "ToolMain.h"
@@ -99,6 +106,7 @@ struct Options {
   bool epilogueCost = false;
   int candidates = 200;
   uint64_t seed = 1;
+  std::vector<std::string> matMulSets, matMuls;
 };
 
 /// Layers by network: a name and its layers.
@@ -412,11 +420,41 @@ int main(int argc, char **argv) {
   convergence->add_option("--json", options.json,
                           "write every candidate and the curves as JSON");
 
+  CLI::App *matmul = app.add_subcommand(
+      "matmul", "ttile's MatMul against the BLAS libraries and oneDNN");
+  matmul
+      ->add_option("--set", options.matMulSets,
+                   "a set of problems (tools/Common/MatMulShapes.h)")
+      ->check(CLI::IsMember(tools::matMulSetNames()));
+  matmul->add_option("--matmul", options.matMuls, "a problem, MxNxK[,batch]");
+  matmul->add_option("--threads", options.threads, "of every library")
+      ->check(CLI::Range(1, 1024));
+  matmul->add_option("--trials", options.trials, "for problems not tuned yet")
+      ->check(CLI::Range(1, 100000));
+  matmul->add_option("--rounds", options.rounds, "alternate timings")
+      ->check(CLI::Range(1, 100));
+  matmul->add_option("--json", options.json, "write the figures as JSON");
+
   return tools::runTool(app, argc, argv, [&] {
     // Before anything starts ttile's thread pool, which reads it once: the
     // convergence study is of one thread.
     setenv("TTILE_NUM_THREADS",
-           std::to_string(*compare ? options.threads : 1).c_str(), 1);
+           std::to_string(*compare || *matmul ? options.threads : 1).c_str(),
+           1);
+    if (*matmul) {
+      std::vector<tools::NamedMatMul> problems;
+      for (const std::string &set : options.matMulSets)
+        for (tools::NamedMatMul &problem : tools::matMulSet(set))
+          problems.push_back(std::move(problem));
+      for (const std::string &text : options.matMuls)
+        problems.push_back(tools::parseMatMul(text));
+      if (problems.empty())
+        throw CLI::ValidationError("--set/--matmul", "give at least one");
+      return bench::benchMatMuls(problems, {options.threads, options.trials,
+                                            options.rounds, options.json})
+                 ? 0
+                 : 1;
+    }
     if (*compare) {
       if (!options.smoke && options.nets.empty() && options.layers.empty())
         throw CLI::ValidationError("--net/--layer",

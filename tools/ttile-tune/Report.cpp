@@ -111,6 +111,33 @@ void Table::printSummary(const NetworkReport &network) const {
              s.tuningSeconds);
 }
 
+namespace {
+
+nlohmann::json paramsJson(const LayerReport &layer) {
+  if (const std::optional<MatMulParams> &m = layer.matmul)
+    return {{"batch", m->batch}, {"M", m->M},           {"N", m->N},
+            {"K", m->K},         {"transA", m->transA}, {"transB", m->transB}};
+  const Conv2DParams &p = layer.layer.params;
+  return {{"N", p.N},
+          {"C", p.C},
+          {"H", p.H},
+          {"W", p.W},
+          {"K", p.K},
+          {"R", p.R},
+          {"S", p.S},
+          {"strideH", p.strideH},
+          {"strideW", p.strideW},
+          {"padTop", p.padTop},
+          {"padLeft", p.padLeft},
+          {"padBottom", p.padBottom},
+          {"padRight", p.padRight},
+          {"dilationH", p.dilationH},
+          {"dilationW", p.dilationW},
+          {"groups", p.groups}};
+}
+
+} // namespace
+
 nlohmann::json toJson(const std::vector<NetworkReport> &networks,
                       const Machine &machine) {
   nlohmann::json result = {{"host", machine.host},
@@ -121,27 +148,10 @@ nlohmann::json toJson(const std::vector<NetworkReport> &networks,
   for (const NetworkReport &network : networks) {
     nlohmann::json layers = nlohmann::json::array();
     for (const LayerReport &layer : network.layers) {
-      const Conv2DParams &p = layer.layer.params;
       nlohmann::json entry = {
           {"name", layer.layer.name},
           {"shape", layer.shape},
-          {"params",
-           {{"N", p.N},
-            {"C", p.C},
-            {"H", p.H},
-            {"W", p.W},
-            {"K", p.K},
-            {"R", p.R},
-            {"S", p.S},
-            {"strideH", p.strideH},
-            {"strideW", p.strideW},
-            {"padTop", p.padTop},
-            {"padLeft", p.padLeft},
-            {"padBottom", p.padBottom},
-            {"padRight", p.padRight},
-            {"dilationH", p.dilationH},
-            {"dilationW", p.dilationW},
-            {"groups", p.groups}}},
+          {"params", paramsJson(layer)},
           {"mflop", layer.mflop},
           {"status", statusName(layer.status)}};
       if (layer.status == LayerReport::Status::Tuned) {

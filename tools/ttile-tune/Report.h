@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,10 @@ struct LayerReport {
     Listed,      ///< --list: nothing was tuned.
   };
 
-  NamedLayer layer;
-  std::string shape;  ///< formatShape(layer.params)
+  NamedLayer layer; ///< For a matmul, its name only.
+  /// The matrix product this row tunes instead of a convolution.
+  std::optional<MatMulParams> matmul;
+  std::string shape;  ///< formatShape(layer.params), or "MxNxK,batch".
   double mflop = 0;   ///< Work of one run, 0 when not computable.
   Status status = Status::Listed;
   std::string problem;

@@ -2,12 +2,15 @@
 //
 //   ttile-tune --net resnet18|yolo9000|mobilenet|resnet50 ...  [options]
 //   ttile-tune --layer ic64oc64ih56kh3ph1 ...         [options]
+//   ttile-tune --matmul MxNxK[,batch] ... | --matmul-set NAME ... [options]
 //
 // Tunes each layer as ttile::Conv2D::tune does, so the winners land in the
 // kernel cache that applications then use, and prints a table with one row
 // per layer and a summary line per network (Report.h). A layer that fails
 // gets a row saying so and does not stop the others. --layer takes
-// benchdnn's notation (LayerDescriptor.h).
+// benchdnn's notation (LayerDescriptor.h). --matmul tunes a ttile::MatMul
+// (B given to every run, or laid out once with --constant-weights), and
+// --matmul-set the benchmark sets of MatMulShapes.h.
 //
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the
@@ -21,12 +24,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "LayerDescriptor.h"
+#include "MatMulShapes.h"
 #include "Networks.h"
 #include "Report.h"
 
 #include "Cache/RecordStore.h"
 #include "Measure/PeakProbe.h"
 #include "Runtime/ConvParams.h"
+#include "Runtime/MatMulProblem.h"
 #include "Scheme/SchemeParser.h"
 #include "Support/Host.h"
 #include "Support/ThreadPool.h"
@@ -92,6 +97,7 @@ struct Options {
   std::string json;
   bool list = false;
   bool constantWeights = false;
+  std::vector<std::string> matmuls, matmulSets;
 };
 
 /// The networks to tune: each --net, then the --layer ones together.
@@ -108,6 +114,32 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
     networks.push_back({name, {}});
     for (NamedLayer &layer : networkLayers(name))
       addLayer(networks.back(), std::move(layer));
+  }
+  auto addMatMul = [](NetworkReport &network, NamedMatMul named) {
+    LayerReport report;
+    const MatMulParams &p = named.params;
+    report.shape = fmt::format("{}x{}x{}{}", p.M, p.N, p.K,
+                               p.batch > 1 ? fmt::format(",{}", p.batch) : "");
+    report.mflop = 2e-6 * double(p.batch) * double(p.M) * double(p.N) *
+                   double(p.K);
+    report.layer.name = std::move(named.name);
+    report.matmul = p;
+    network.layers.push_back(std::move(report));
+  };
+  for (const std::string &set : options.matmulSets) {
+    networks.push_back({set, {}});
+    for (NamedMatMul &named : matMulSet(set))
+      addMatMul(networks.back(), std::move(named));
+  }
+  if (!options.matmuls.empty()) {
+    networks.push_back({"matmuls", {}});
+    for (const std::string &text : options.matmuls) {
+      try {
+        addMatMul(networks.back(), parseMatMul(text));
+      } catch (const Error &error) {
+        throw CLI::ValidationError("--matmul", error.what());
+      }
+    }
   }
   if (!options.layers.empty()) {
     networks.push_back({"layers", {}});
@@ -135,7 +167,10 @@ int threadsOf(const std::string &schemeText) {
 /// For --list: whether the layer would be tuned, without tuning it.
 void classifyLayer(LayerReport &report) {
   try {
-    runtime::ConvProblem problem(report.layer.params);
+    if (report.matmul)
+      runtime::MatMulProblem problem(*report.matmul);
+    else
+      runtime::ConvProblem problem(report.layer.params);
   } catch (const Error &error) {
     report.status = LayerReport::Status::Failed;
     report.problem = error.what();
@@ -146,9 +181,6 @@ void tuneLayer(LayerReport &report, const Options &options,
                const ProgressBar &progressBar, double peakFlopsPerThread,
                bool cacheOff) {
   try {
-    Conv2DParams params = report.layer.params;
-    params.constantWeights = options.constantWeights;
-    Conv2D conv(params);
     TuneOptions tuneOptions;
     tuneOptions.trials = options.trials;
     tuneOptions.seconds = options.seconds;
@@ -158,11 +190,23 @@ void tuneLayer(LayerReport &report, const Options &options,
     };
     // The first candidate takes a while to draw, compile and check.
     progressBar.show(report.layer.name, {0, options.trials, 0, 0});
-    conv.tune(tuneOptions);
+    // A convolution or a matmul: the same calls on either.
+    auto tune = [&](auto &&op) {
+      op.tune(tuneOptions);
+      report.info = op.tuneInfo();
+      report.scheme = op.scheme();
+    };
+    if (report.matmul) {
+      MatMulParams params = *report.matmul;
+      params.constantB = options.constantWeights;
+      tune(MatMul(params));
+    } else {
+      Conv2DParams params = report.layer.params;
+      params.constantWeights = options.constantWeights;
+      tune(Conv2D(params));
+    }
     progressBar.clear();
     report.status = LayerReport::Status::Tuned;
-    report.info = conv.tuneInfo();
-    report.scheme = conv.scheme();
     report.cacheOff = cacheOff;
     report.threads = threadsOf(report.scheme);
     report.percentOfPeak = 100 * report.info.gflops * 1e9 /
@@ -204,6 +248,11 @@ int main(int argc, char **argv) {
   app.add_option("--json", options.json,
                  "also write the results as JSON to FILE; '-' writes them "
                  "to stdout instead of the table");
+  app.add_option("--matmul", options.matmuls,
+                 "a matrix product, MxNxK or MxNxK,batch (repeatable)");
+  app.add_option("--matmul-set", options.matmulSets,
+                 "a set of matrix products (repeatable)")
+      ->check(CLI::IsMember(matMulSetNames()));
   app.add_flag("--list", options.list, "print the layers without tuning");
   app.add_flag("--constant-weights", options.constantWeights,
                "tune the kernels of Conv2DParams::constantWeights, which "
@@ -212,8 +261,9 @@ int main(int argc, char **argv) {
   std::vector<NetworkReport> networks;
   try {
     app.parse(argc, argv);
-    if (options.networks.empty() && options.layers.empty())
-      throw CLI::RequiredError("--net or --layer");
+    if (options.networks.empty() && options.layers.empty() &&
+        options.matmuls.empty() && options.matmulSets.empty())
+      throw CLI::RequiredError("--net, --layer, --matmul or --matmul-set");
     networks = collectNetworks(options);
   } catch (const CLI::ParseError &error) {
     // --help is a ParseError that exits with 0.

@@ -1,0 +1,170 @@
+//===- ttile-bench/GemmPeers.cpp - The BLAS libraries, loaded at run time -===//
+
+#include "GemmPeers.h"
+
+#include "Support/Host.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+
+namespace ttile::bench {
+namespace {
+
+// The CBLAS enumerators, the same in every implementation.
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+using CblasSgemm = void (*)(int layout, int transA, int transB, int M, int N,
+                            int K, float alpha, const float *A, int lda,
+                            const float *B, int ldb, float beta, float *C,
+                            int ldc);
+
+/// What differs between the libraries: where each is, how it is told its
+/// threads and how it names its version.
+struct Library {
+  const char *name;
+  std::vector<std::string> files; ///< Tried in order.
+  /// Called with the thread count: openblas_set_num_threads(int) and the
+  /// like. BLIS's takes a 64-bit dim_t.
+  const char *setThreads;
+  bool setThreadsTakesInt64;
+  std::string (*version)(void *handle);
+};
+
+template <typename Function> Function symbol(void *handle, const char *name) {
+  return reinterpret_cast<Function>(dlsym(handle, name));
+}
+
+std::string openBlasVersion(void *handle) {
+  auto config = symbol<const char *(*)()>(handle, "openblas_get_config");
+  return config ? config() : "?";
+}
+
+std::string blisVersion(void *handle) {
+  auto version = symbol<const char *(*)()>(handle, "bli_info_get_version_str");
+  return version ? version() : "?";
+}
+
+std::string mklVersion(void *handle) {
+  auto version =
+      symbol<void (*)(char *, int)>(handle, "MKL_Get_Version_String");
+  if (!version)
+    return "?";
+  char text[256] = {};
+  version(text, sizeof text - 1);
+  return text;
+}
+
+std::vector<std::string> mklFiles() {
+  std::vector<std::string> files;
+  if (const char *path = std::getenv("TTILE_MKL_LIBRARY"))
+    files.push_back(path);
+  files.push_back("/opt/mkl/lib/libmkl_rt.so.2");
+  files.push_back("libmkl_rt.so.2");
+  return files;
+}
+
+class CblasPeer final : public GemmPeer {
+public:
+  CblasPeer(std::string name, std::string version, void *handle,
+            CblasSgemm sgemm)
+      : name_(std::move(name)), version_(std::move(version)), handle_(handle),
+        sgemm_(sgemm) {}
+  ~CblasPeer() override { dlclose(handle_); }
+
+  std::string name() const override { return name_; }
+  std::string version() const override { return version_; }
+
+  void run(const MatMulParams &p, const float *A, const float *B,
+           float *C) const override {
+    const int64_t lda = p.lda ? p.lda : (p.transA ? p.M : p.K);
+    const int64_t ldb = p.ldb ? p.ldb : (p.transB ? p.K : p.N);
+    const int64_t ldc = p.ldc ? p.ldc : p.N;
+    const int64_t strideA = p.strideA ? p.strideA : (p.transA ? p.K : p.M) * lda;
+    const int64_t strideB =
+        p.broadcastB ? 0 : (p.strideB ? p.strideB : (p.transB ? p.N : p.K) * ldb);
+    const int64_t strideC = p.strideC ? p.strideC : p.M * ldc;
+    for (int64_t item = 0; item < p.batch; ++item)
+      sgemm_(kRowMajor, p.transA ? kTrans : kNoTrans,
+             p.transB ? kTrans : kNoTrans, int(p.M), int(p.N), int(p.K), 1.0f,
+             A + item * strideA, int(lda), B + item * strideB, int(ldb), 0.0f,
+             C + item * strideC, int(ldc));
+  }
+
+private:
+  std::string name_, version_;
+  void *handle_;
+  CblasSgemm sgemm_;
+};
+
+/// Debian's OpenBLAS and BLIS pick their kernels from the CPUID at load
+/// time, and on the Sapphire Rapids VMs neither knew the CPU: OpenBLAS fell
+/// back to its SSE3 "Prescott" kernels (28 GFLOP/s where its SkylakeX ones
+/// reach 130), BLIS to slower ones than its skx (70 against 130). Each is
+/// told the kernels of the host's vector ISA, unless the caller already
+/// chose through the same variables.
+void chooseBlasKernels() {
+  if (host().hasAVX512) {
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+    setenv("BLIS_ARCH_TYPE", "skx", 0);
+  } else if (host().hasAVX2) {
+    setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+    setenv("BLIS_ARCH_TYPE", "haswell", 0);
+  }
+}
+
+} // namespace
+
+std::string blasKernelChoice() {
+  auto value = [](const char *name) {
+    const char *set = std::getenv(name);
+    return std::string(name) + "=" + (set ? set : "(unset)");
+  };
+  return value("OPENBLAS_CORETYPE") + " " + value("BLIS_ARCH_TYPE");
+}
+
+GemmPeers loadGemmPeers(int threads) {
+  chooseBlasKernels();
+  const Library libraries[] = {
+      {"OpenBLAS", {"libopenblas.so.0"}, "openblas_set_num_threads", false,
+       openBlasVersion},
+      {"BLIS", {"libblis.so.4"}, "bli_thread_set_num_threads", true,
+       blisVersion},
+      {"MKL", mklFiles(), "MKL_Set_Num_Threads", false, mklVersion},
+  };
+  GemmPeers peers;
+  for (const Library &library : libraries) {
+    void *handle = nullptr;
+    std::string tried;
+    for (const std::string &file : library.files) {
+      handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      if (handle)
+        break;
+      tried += (tried.empty() ? "" : ", ") + file;
+    }
+    if (!handle) {
+      peers.missing.push_back(
+          {library.name, "not found (tried " + tried + "; scripts/setup)"});
+      continue;
+    }
+    auto sgemm = symbol<CblasSgemm>(handle, "cblas_sgemm");
+    if (!sgemm) {
+      dlclose(handle);
+      peers.missing.push_back({library.name, "has no cblas_sgemm"});
+      continue;
+    }
+    if (library.setThreadsTakesInt64) {
+      if (auto set = symbol<void (*)(int64_t)>(handle, library.setThreads))
+        set(threads);
+    } else if (auto set = symbol<void (*)(int)>(handle, library.setThreads)) {
+      set(threads);
+    }
+    peers.loaded.push_back(std::make_unique<CblasPeer>(
+        library.name, library.version(handle), handle, sgemm));
+  }
+  return peers;
+}
+
+} // namespace ttile::bench

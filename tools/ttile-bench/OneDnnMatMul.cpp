@@ -1,0 +1,87 @@
+//===- ttile-bench/OneDnnMatMul.cpp - oneDNN's matmul as a peer -----------===//
+//
+// oneDNN describes every operand of its matmul primitive as a plain tensor
+// with strides: A is {batch, M, K} with strides {strideA, lda, 1}, or
+// {strideA, 1, lda} when transposed; a broadcast B has batch 1. No reorder
+// and no packed B: the weights are given to every call, as to the BLAS
+// libraries and to ttile's per-run MatMul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmPeers.h"
+#include "OneDnnConv.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
+
+namespace ttile::bench {
+namespace {
+
+using dnnl::memory;
+
+/// A batch of rows x columns matrices, row-major with row stride `ld`,
+/// items `itemStride` apart, read transposed when `transposed`.
+memory::desc matrix(int64_t items, int64_t rows, int64_t columns, int64_t ld,
+                    int64_t itemStride, bool transposed) {
+  // The logical rows x columns matrix, stored transposed or not.
+  memory::dims strides = transposed ? memory::dims{itemStride, 1, ld}
+                                    : memory::dims{itemStride, ld, 1};
+  return memory::desc({items, rows, columns}, memory::data_type::f32, strides);
+}
+
+class OneDnnMatMulPeer final : public GemmPeer {
+public:
+  OneDnnMatMulPeer() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+  std::string name() const override { return "oneDNN"; }
+  std::string version() const override { return oneDnnVersion(); }
+
+  void prepare(const MatMulParams &p) override {
+    // Each operand's row stride and item stride as stored.
+    const int64_t aColumns = p.transA ? p.M : p.K;
+    const int64_t bColumns = p.transB ? p.K : p.N;
+    const int64_t lda = p.lda ? p.lda : aColumns;
+    const int64_t ldb = p.ldb ? p.ldb : bColumns;
+    const int64_t ldc = p.ldc ? p.ldc : p.N;
+    const int64_t strideA = p.strideA ? p.strideA : (p.transA ? p.K : p.M) * lda;
+    const int64_t strideB = p.strideB ? p.strideB : (p.transB ? p.N : p.K) * ldb;
+    const int64_t strideC = p.strideC ? p.strideC : p.M * ldc;
+    memory::desc a = matrix(p.batch, p.M, p.K, lda, strideA, p.transA);
+    memory::desc b = matrix(p.broadcastB ? 1 : p.batch, p.K, p.N, ldb, strideB,
+                            p.transB);
+    memory::desc c = matrix(p.batch, p.M, p.N, ldc, strideC, false);
+    try {
+      primitive_.emplace(dnnl::matmul::primitive_desc(engine_, a, b, c));
+    } catch (const dnnl::error &error) {
+      throw Error(std::string("oneDNN has no matmul for this problem: ") +
+                  error.what());
+    }
+    descs_ = {a, b, c};
+  }
+
+  void run(const MatMulParams &, const float *A, const float *B,
+           float *C) const override {
+    memory a(descs_[0], engine_, const_cast<float *>(A));
+    memory b(descs_[1], engine_, const_cast<float *>(B));
+    memory c(descs_[2], engine_, C);
+    primitive_->execute(stream_, {{DNNL_ARG_SRC, a},
+                                  {DNNL_ARG_WEIGHTS, b},
+                                  {DNNL_ARG_DST, c}});
+    stream_.wait();
+  }
+
+private:
+  dnnl::engine engine_;
+  mutable dnnl::stream stream_;
+  std::optional<dnnl::matmul> primitive_;
+  std::vector<memory::desc> descs_;
+};
+
+} // namespace
+
+std::unique_ptr<GemmPeer> oneDnnMatMulPeer() {
+  return std::make_unique<OneDnnMatMulPeer>();
+}
+
+} // namespace ttile::bench

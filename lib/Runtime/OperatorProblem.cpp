@@ -55,12 +55,14 @@ RoleBinding::RoleBinding(const spec::Spec &spec)
   tensors_[static_cast<int>(Role::Residual)] = spec.residualIndex();
 }
 
-std::vector<float *> RoleBinding::arguments(const RunArgs &buffers) const {
+llvm::SmallVector<float *, kRoleCount>
+RoleBinding::arguments(const RunArgs &buffers) const {
   // Kernels take every buffer as float * and write the output only.
   const float *const byRole[kRoleCount] = {buffers.output, buffers.input,
                                            buffers.weights, buffers.bias,
                                            buffers.residual};
-  std::vector<float *> arguments(static_cast<size_t>(tensorCount_), nullptr);
+  llvm::SmallVector<float *, kRoleCount> arguments(
+      static_cast<size_t>(tensorCount_), nullptr);
   for (int role = 0; role < kRoleCount; ++role)
     if (tensors_[role])
       arguments[static_cast<size_t>(*tensors_[role])] =

@@ -16,6 +16,8 @@
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
+#include <llvm/ADT/SmallVector.h>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -55,8 +57,9 @@ public:
   std::optional<int> tensorOf(Role role) const {
     return tensors_[static_cast<int>(role)];
   }
-  /// Kernel::run's arguments, in spec order, from buffers by role.
-  std::vector<float *> arguments(const RunArgs &buffers) const;
+  /// Kernel::run's arguments, in spec order, from buffers by role; on the
+  /// stack, since a small matmul runs in tens of nanoseconds.
+  llvm::SmallVector<float *, kRoleCount> arguments(const RunArgs &buffers) const;
 
 private:
   std::array<std::optional<int>, kRoleCount> tensors_;

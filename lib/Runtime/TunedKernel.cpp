@@ -88,25 +88,32 @@ TunedKernel::TunedKernel(const OperatorProblem &problem)
       constantWeights_(
           problem.spec().tensors[*roles_.tensorOf(Role::Weights)].constant) {}
 
-std::shared_ptr<const jit::Kernel> TunedKernel::kernelForRun() {
+const jit::Kernel &TunedKernel::kernelForRun() {
+  if (const jit::Kernel *current = current_.load(std::memory_order_acquire))
+    return *current;
   std::lock_guard lock(mutex_);
-  if (kernel_)
-    return kernel_;
+  if (!kernelsUsed_.empty()) // Published while this thread waited.
+    return *kernelsUsed_.back();
   if (std::optional<Found> cached =
           findCached(cache::KernelCache(), problem_.cacheKey())) {
-    kernel_ = std::move(cached->kernel);
     info_ = cached->info;
-    return kernel_;
+    publish(std::move(cached->kernel));
+    return *kernelsUsed_.back();
   }
   const spec::Spec &spec = problem_.spec();
-  kernel_ = std::make_shared<const jit::Kernel>(
-      jit::compileKernel(spec, search::untunedScheme(spec)));
+  publish(std::make_shared<const jit::Kernel>(
+      jit::compileKernel(spec, search::untunedScheme(spec))));
   info_ = TuneInfo();
   log().info("running {} {} untuned: scheme {} was chosen by the model "
              "without measurement; tune() finds a faster one",
              problem_.opName(), problem_.str(),
-             scheme::printScheme(kernel_->scheme()));
-  return kernel_;
+             scheme::printScheme(kernelsUsed_.back()->scheme()));
+  return *kernelsUsed_.back();
+}
+
+void TunedKernel::publish(std::shared_ptr<const jit::Kernel> kernel) {
+  kernelsUsed_.push_back(std::move(kernel));
+  current_.store(kernelsUsed_.back().get(), std::memory_order_release);
 }
 
 std::optional<TunedKernel::Found>
@@ -128,7 +135,7 @@ TunedKernel::findCached(const cache::KernelCache &cache,
 void TunedKernel::use(std::shared_ptr<const jit::Kernel> newKernel,
                       const TuneInfo &newInfo) {
   std::lock_guard lock(mutex_);
-  kernel_ = std::move(newKernel);
+  publish(std::move(newKernel));
   info_ = newInfo;
 }
 
@@ -186,38 +193,36 @@ void TunedKernel::tune(const TuneOptions &options) {
 
 void TunedKernel::setConstantWeights(const float *weights) {
   std::lock_guard tuning(tuning_); // The kernel stays the one in use.
-  std::shared_ptr<const jit::Kernel> kernel = kernelForRun();
+  const jit::Kernel &kernel = kernelForRun();
   const int tensor = *roles_.tensorOf(Role::Weights);
   auto laidOut = std::make_shared<measure::AlignedBuffer>(
-      static_cast<size_t>(kernel->constantElements(tensor)));
-  kernel->layOutConstant(tensor, weights, laidOut->data());
+      static_cast<size_t>(kernel.constantElements(tensor)));
+  kernel.layOutConstant(tensor, weights, laidOut->data());
   std::lock_guard lock(mutex_);
   laidOutWeights_ = std::move(laidOut);
 }
 
 void TunedKernel::run(RunArgs buffers) {
-  std::shared_ptr<const jit::Kernel> kernel;
-  if (constantWeights_) {
-    std::shared_ptr<const measure::AlignedBuffer> weights;
-    {
-      std::lock_guard lock(mutex_);
-      kernel = kernel_;
-      weights = laidOutWeights_;
-    }
-    if (!weights)
-      throw Error("the constant weights are not set: call setWeights() "
-                  "first");
-    // The kernel they were laid out for: setWeights() picked it.
-    buffers.weights = weights->data();
-    kernel->run(roles_.arguments(buffers));
+  if (!constantWeights_) {
+    kernelForRun().run(roles_.arguments(buffers));
     return;
   }
-  kernel = kernelForRun();
-  kernel->run(roles_.arguments(buffers));
+  std::shared_ptr<const measure::AlignedBuffer> weights;
+  {
+    std::lock_guard lock(mutex_);
+    weights = laidOutWeights_;
+  }
+  if (!weights)
+    throw Error("the constant weights are not set: call setWeights() "
+                "first");
+  // The kernel they were laid out for: setWeights() picked it, and tune()
+  // refuses to replace it once weights are set.
+  buffers.weights = weights->data();
+  kernelForRun().run(roles_.arguments(buffers));
 }
 
 std::string TunedKernel::scheme() {
-  return scheme::printScheme(kernelForRun()->scheme());
+  return scheme::printScheme(kernelForRun().scheme());
 }
 
 TuneInfo TunedKernel::info() const {

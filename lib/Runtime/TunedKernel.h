@@ -7,10 +7,13 @@
 // the winner), swap it in while other threads run, and lay out constant
 // weights for it.
 //
-// run() copies the kernel's shared pointer under a mutex and runs without
-// holding anything, so that any number of threads run at once while tune()
-// swaps in a better kernel. Constant weights, laid out for that kernel,
-// travel with it the same way.
+// run() reads the kernel in use through an atomic pointer and runs without
+// a lock or a reference count (a small matmul runs in tens of nanoseconds),
+// so that any number of threads run at once while tune() swaps in a better
+// kernel: every kernel an object has used stays alive until the object
+// goes, and tune() swaps at most a few times. Constant weights, laid out
+// for the kernel in use and replaceable by every setConstantWeights(),
+// travel with it under the mutex instead.
 //
 // An operator facade (Runtime/Conv2D.cpp) owns one TunedKernel, describes
 // its problem through OperatorProblem, checks the caller's buffers, converts
@@ -24,10 +27,12 @@
 #include "Measure/AlignedBuffer.h"
 #include "Runtime/OperatorProblem.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ttile::runtime {
 
@@ -62,7 +67,9 @@ private:
   };
   /// The kernel to run: the one in use, else the cached winner, else the
   /// untuned choice, compiled once whatever the number of threads asking.
-  std::shared_ptr<const jit::Kernel> kernelForRun();
+  const jit::Kernel &kernelForRun();
+  /// Makes `kernel` the one in use; the caller holds mutex_.
+  void publish(std::shared_ptr<const jit::Kernel> kernel);
   /// The cache's kernel for this problem, linked; none when there is none
   /// or it cannot be used (logged; tune() then replaces it).
   std::optional<Found> findCached(const cache::KernelCache &cache,
@@ -74,8 +81,12 @@ private:
   const RoleBinding roles_;
   const bool constantWeights_;
 
-  mutable std::mutex mutex_; ///< Guards kernel_, info_ and laidOutWeights_.
-  std::shared_ptr<const jit::Kernel> kernel_;
+  /// Guards kernelsUsed_, info_ and laidOutWeights_, and publishing.
+  mutable std::mutex mutex_;
+  /// Every kernel used, the one in use last: none is freed while a run
+  /// that read current_ before a swap may still be on it.
+  std::vector<std::shared_ptr<const jit::Kernel>> kernelsUsed_;
+  std::atomic<const jit::Kernel *> current_{nullptr};
   TuneInfo info_;
   std::shared_ptr<const measure::AlignedBuffer> laidOutWeights_;
   std::mutex tuning_; ///< Held through tune() and setConstantWeights().

@@ -5,6 +5,7 @@
 #include "CApiFromC.h"
 #include "CacheTestUtil.h"
 #include "ConvTestUtil.h"
+#include "MatMulTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -201,6 +202,108 @@ TEST_F(CApiTest, LastErrorIsPerThread) {
 TEST_F(CApiTest, WorksFromC) {
   char message[256] = "";
   EXPECT_EQ(ttileTestCApiFromC(message, sizeof message), 0) << message;
+}
+
+//===--- Matrix products --------------------------------------------------===//
+
+TEST_F(CApiTest, MatMulInitSetsTheCppDefaults) {
+  ttile_matmul_params params;
+  std::memset(&params, 0x5a, sizeof params);
+  ASSERT_EQ(ttile_matmul_params_init(&params), TTILE_OK);
+  const MatMulParams defaults;
+  EXPECT_EQ(params.batch, defaults.batch);
+  EXPECT_EQ(params.M, defaults.M);
+  EXPECT_EQ(params.lda, defaults.lda);
+  EXPECT_EQ(params.strideC, defaults.strideC);
+  EXPECT_EQ(params.transA, 0);
+  EXPECT_EQ(params.broadcastB, 0);
+  EXPECT_EQ(params.activation, TTILE_ACTIVATION_NONE);
+  EXPECT_EQ(params.alpha, defaults.alpha);
+  EXPECT_EQ(params.residual, 0);
+  EXPECT_EQ(params.constantB, 0);
+}
+
+TEST_F(CApiTest, MatMulCreateTuneRunDestroy) {
+  ttile_matmul_params params;
+  ASSERT_EQ(ttile_matmul_params_init(&params), TTILE_OK);
+  params.batch = 2;
+  params.M = 9;
+  params.N = 20;
+  params.K = 7;
+  params.transB = 1;
+  params.ldc = 24;
+  params.activation = TTILE_ACTIVATION_LEAKY_RELU;
+  params.alpha = 0.1f;
+  params.residual = 1;
+  ttile_matmul *matmul = nullptr;
+  ASSERT_EQ(ttile_matmul_create(&params, &matmul), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_matmul_tune(matmul, 2, 0, 1), TTILE_OK) << ttile_last_error();
+
+  MatMulParams cpp;
+  cpp.batch = 2;
+  cpp.M = 9;
+  cpp.N = 20;
+  cpp.K = 7;
+  cpp.transB = true;
+  cpp.ldc = 24;
+  cpp.activation = Activation::LeakyReLU;
+  cpp.alpha = 0.1f;
+  cpp.residual = true;
+  testing::MatMulCase reference(cpp, /*withBias=*/true, 5);
+  std::vector<float> C(reference.expected.size(), testing::kSentinel);
+  ASSERT_EQ(ttile_matmul_run_args(matmul, reference.A.data(),
+                                  reference.B.data(), reference.bias.data(),
+                                  reference.residual.data(), C.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(C);
+  expectFailure(ttile_matmul_run(matmul, reference.A.data(),
+                                 reference.B.data(), nullptr, C.data()),
+                TTILE_INVALID_ARGUMENT, "residual is null");
+  const char *scheme = ttile_matmul_scheme(matmul);
+  ASSERT_NE(scheme, nullptr);
+  EXPECT_NE(std::string(scheme).find("V(j)"), std::string::npos);
+  ttile_matmul_destroy(matmul);
+  ttile_matmul_destroy(nullptr);
+}
+
+TEST_F(CApiTest, MatMulConstantBAndErrors) {
+  ttile_matmul_params params;
+  ASSERT_EQ(ttile_matmul_params_init(&params), TTILE_OK);
+  params.M = params.N = params.K = 16;
+  params.constantB = 1;
+  ttile_matmul *matmul = nullptr;
+  ASSERT_EQ(ttile_matmul_create(&params, &matmul), TTILE_OK)
+      << ttile_last_error();
+  MatMulParams cpp;
+  cpp.M = cpp.N = cpp.K = 16;
+  cpp.constantB = true;
+  testing::MatMulCase reference(cpp, /*withBias=*/false, 9);
+  std::vector<float> C(reference.expected.size());
+  expectFailure(ttile_matmul_run(matmul, reference.A.data(), nullptr, nullptr,
+                                 C.data()),
+                TTILE_INVALID_ARGUMENT, "the constant weights are not set");
+  ASSERT_EQ(ttile_matmul_set_weights(matmul, reference.B.data()), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_matmul_run(matmul, reference.A.data(), nullptr, nullptr,
+                             C.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(C);
+  expectFailure(ttile_matmul_run(matmul, reference.A.data(),
+                                 reference.B.data(), nullptr, C.data()),
+                TTILE_INVALID_ARGUMENT, "B must be null");
+  ttile_matmul_destroy(matmul);
+
+  ttile_matmul *out = reinterpret_cast<ttile_matmul *>(&params);
+  params.ldb = 3;
+  expectFailure(ttile_matmul_create(&params, &out), TTILE_INVALID_ARGUMENT,
+                "ttile_matmul_create: ldb (3) is smaller than a row of B");
+  EXPECT_EQ(out, nullptr);
+  expectFailure(ttile_matmul_tune(nullptr, 1, 0, 1), TTILE_INVALID_ARGUMENT,
+                "matmul is null");
+  EXPECT_EQ(ttile_matmul_scheme(nullptr), nullptr);
 }
 
 } // namespace

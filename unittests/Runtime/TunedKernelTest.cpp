@@ -75,7 +75,8 @@ TEST(RoleBindingTest, FindsEveryRoleInTheSpec) {
   EXPECT_EQ(roles.tensorOf(Role::Bias), 3);
   EXPECT_EQ(roles.tensorOf(Role::Residual), 4);
   float o, i, w, b, r;
-  EXPECT_EQ(roles.arguments(RunArgs{&i, &w, &b, &r, &o}),
+  auto arguments = roles.arguments(RunArgs{&i, &w, &b, &r, &o});
+  EXPECT_EQ(std::vector<float *>(arguments.begin(), arguments.end()),
             (std::vector<float *>{&o, &i, &w, &b, &r}));
 
   RoleBinding plain(spec::matmul(2, 3, 4));

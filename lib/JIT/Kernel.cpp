@@ -115,7 +115,8 @@ void Kernel::run(std::span<float *const> tensors) const {
   int64_t scratchBytes = scratch_.perWorkerBytes
                              ? scratch_.bytesFor(workerCount())
                              : scratch_.sharedBytes;
-  arguments.push_back(threadScratch(scratchBytes));
+  // A kernel without packs reads no scratch: no thread_local lookup then.
+  arguments.push_back(scratchBytes ? threadScratch(scratchBytes) : nullptr);
   code_->entry()(arguments.data());
 }
 

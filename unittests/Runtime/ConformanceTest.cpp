@@ -13,6 +13,7 @@
 #include "ttile/ttile.h"
 
 #include "CacheTestUtil.h"
+#include "ConformanceUtil.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,23 +33,14 @@ namespace {
 using testing::ScopedEnvironment;
 using testing::TemporaryDirectory;
 
-enum Tensor { Input = 0, Weights = 1, Bias = 2, Residual = 3 };
-
-/// Element `index` of `tensor`: scripts/make-conformance's value().
-float value(Tensor tensor, int64_t index) {
-  uint32_t x = static_cast<uint32_t>(index) * 0x9E3779B1u +
-               static_cast<uint32_t>(tensor + 1) * 0x85EBCA77u;
-  x ^= x >> 15;
-  x *= 0x2C1B3C6Du;
-  x ^= x >> 12;
-  return static_cast<float>(static_cast<int>(x % 17) - 8) / 8.0f;
-}
+using testing::activationNamed;
+using testing::conformant;
+using testing::enumerator;
+using Tensor = testing::ConformanceTensor;
+using enum testing::ConformanceTensor;
 
 std::vector<float> values(Tensor tensor, int64_t count) {
-  std::vector<float> result(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    result[static_cast<size_t>(i)] = value(tensor, i);
-  return result;
+  return testing::conformanceValues(tensor, count);
 }
 
 struct ConformanceCase {
@@ -64,16 +56,6 @@ struct ConformanceCase {
 };
 
 void PrintTo(const ConformanceCase &c, std::ostream *out) { *out << c.name; }
-
-/// The enumerator named `name` in `names`; throws for another name.
-template <typename Enum>
-Enum enumerator(const std::map<std::string, Enum> &names,
-                const std::string &name) {
-  auto found = names.find(name);
-  if (found == names.end())
-    throw std::runtime_error("unknown enumerator '" + name + "'");
-  return found->second;
-}
 
 ConformanceCase parseCase(const nlohmann::json &json) {
   ConformanceCase c;
@@ -101,16 +83,7 @@ ConformanceCase parseCase(const nlohmann::json &json) {
     c.params.*member = p.at(name);
   c.params.layout = enumerator<Layout>(
       {{"NHWC", Layout::NHWC}, {"NCHW", Layout::NCHW}}, p.at("layout"));
-  c.params.activation = enumerator<Activation>(
-      {{"None", Activation::None},
-       {"ReLU", Activation::ReLU},
-       {"Clamp", Activation::Clamp},
-       {"LeakyReLU", Activation::LeakyReLU},
-       {"SiLU", Activation::SiLU},
-       {"HardSwish", Activation::HardSwish},
-       {"Sigmoid", Activation::Sigmoid},
-       {"Tanh", Activation::Tanh}},
-      p.at("activation"));
+  c.params.activation = activationNamed(p.at("activation"));
   c.params.alpha = p.at("alpha");
   c.params.beta = p.at("beta");
   c.params.residual = p.at("residual");
@@ -154,16 +127,12 @@ protected:
   ScopedEnvironment cacheDir{"TTILE_CACHE_DIR", cacheDirectory.path().string()};
 };
 
-/// Expects `output` to be `expected`: the cases' sums are exact in float,
-/// so the tolerance only allows for a kernel that rounds differently, and
-/// for the float rounding of the transcendental activations.
 void expectMatches(const std::vector<float> &output,
                    const std::vector<double> &expected) {
   ASSERT_EQ(output.size(), expected.size());
   int mismatches = 0;
   for (size_t i = 0; i < output.size() && mismatches < 8; ++i)
-    if (!(std::abs(output[i] - expected[i]) <=
-          1e-5 * std::max(1.0, std::abs(expected[i])))) {
+    if (!conformant(output[i], expected[i])) {
       ADD_FAILURE() << "output element " << i << ": expected " << expected[i]
                     << ", got " << output[i];
       ++mismatches;

@@ -8,6 +8,9 @@
 #include "KernelTestUtil.h"
 
 #include "CodeGen/Prefetch.h"
+#include "CodeGen/ScratchLayout.h"
+#include "Scheme/SchemeParser.h"
+#include "Scheme/Validate.h"
 
 #include "Spec/SpecBuilders.h"
 #include "Support/Host.h"
@@ -144,6 +147,30 @@ TEST(Lowering, PartialTileAboveMicrokernel) {
 TEST(Lowering, PackInputTile) {
   EXPECT_TRUE(compilesAndMatches(spec::matmul(8, 2 * lanes(), 32),
                                  "T(2,j) T(2,i) Pack(A) T(32,k) U(4,i) V(j)"));
+}
+
+TEST(Lowering, PackedRowsOfAMultipleOfOneKiBArePaddedByALine) {
+  // B's tile is 16 x 256 floats: rows of 1 KiB, which would map every
+  // fourth row to the same L1 sets. The buffer's rows are a line apart more.
+  auto scheme = [](int64_t J) {
+    return "T(4,k) Pack(B) T(" + std::to_string(J / (2 * lanes())) +
+           ",j) T(16,k) U(4,i) U(2,j) V(j)";
+  };
+  spec::Spec spec = spec::matmul(4, 256, 64);
+  scheme::TileTree tree = scheme::validateScheme(
+      scheme::parseScheme(scheme(256)), spec, lanes());
+  codegen::ScratchLayout layout = codegen::ScratchLayout::plan(tree, spec);
+  ASSERT_EQ(layout.buffers.size(), 1u);
+  const codegen::PackBuffer &buffer = layout.buffers.begin()->second;
+  EXPECT_EQ(buffer.extents, (std::vector<int64_t>{16, 256}));
+  EXPECT_EQ(buffer.strides, (std::vector<int64_t>{256 + 16, 1}));
+  EXPECT_EQ(layout.sharedBytes, 16 * (256 + 16) * 4);
+  EXPECT_TRUE(compilesAndMatches(spec, scheme(256)));
+  // Rows of 96 floats stay dense; constant weights are laid out padded.
+  EXPECT_TRUE(compilesAndMatches(spec::matmul(4, 96, 64), scheme(96)));
+  spec::Spec constant = spec::matmul(4, 256, 64);
+  constant.tensors[2].constant = true;
+  EXPECT_TRUE(compilesAndMatches(constant, scheme(256)));
 }
 
 TEST(Lowering, PackCopiesVectorsMaskedAtTheTensorsEnd) {

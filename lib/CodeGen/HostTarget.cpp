@@ -2,11 +2,14 @@
 
 #include "CodeGen/HostTarget.h"
 
+#include "Support/Host.h"
 #include "ttile/Error.h"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
 
 namespace ttile::codegen {
 
@@ -19,13 +22,18 @@ std::unique_ptr<llvm::TargetMachine> createHostTargetMachine() {
   }();
   (void)initialized;
 
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    throw Error("cannot describe the host CPU to LLVM: " +
-                    llvm::toString(builder.takeError()),
-                ErrorCode::CompileFailed);
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
+  // The CPU of host(): this machine's, or the one TTILE_TARGET names.
+  llvm::orc::JITTargetMachineBuilder builder{
+      llvm::Triple(llvm::sys::getProcessTriple())};
+  builder.setCPU(host().cpuName);
+  llvm::SubtargetFeatures features;
+  llvm::SmallVector<llvm::StringRef, 64> list;
+  llvm::StringRef(host().features).split(list, ',', -1, false);
+  for (llvm::StringRef feature : list)
+    features.AddFeature(feature.drop_front(), feature.front() == '+');
+  builder.addFeatures(features.getFeatures());
+  builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder.createTargetMachine();
   if (!machine)
     throw Error("cannot create a TargetMachine for the host: " +
                     llvm::toString(machine.takeError()),

@@ -9,7 +9,8 @@
 
 namespace ttile::codegen {
 
-/// A TargetMachine for the host CPU and all its features, at opt level
+/// A TargetMachine for the CPU of host() (Support/Host.h: this machine, or
+/// the one TTILE_TARGET names) and all its features, at opt level
 /// Aggressive: the machine every kernel is optimized for and compiled to.
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine();
 

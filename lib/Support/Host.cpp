@@ -2,10 +2,19 @@
 
 #include "Support/Host.h"
 
+#include "Support/Logging.h"
+#include "ttile/Error.h"
+
 #include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 namespace ttile {
@@ -36,16 +45,18 @@ std::vector<CacheLevel> readDataCaches() {
   return caches;
 }
 
-HostInfo detect() {
+/// A CPU `name` with `features` (by name: enabled or not) and `caches`.
+HostInfo describe(std::string name, const llvm::StringMap<bool> &features,
+                  std::vector<CacheLevel> caches) {
   HostInfo info;
-  info.cpuName = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::string list;
-  for (const auto &feature : features) {
-    list += (list.empty() ? "" : ",");
-    list += (feature.second ? "+" : "-") + feature.first().str();
-  }
-  info.features = list;
+  info.cpuName = std::move(name);
+  // Sorted, so that equal feature sets make equal cache keys.
+  std::map<std::string, bool> sorted;
+  for (const auto &feature : features)
+    sorted[feature.first().str()] = feature.second;
+  for (const auto &[feature, enabled] : sorted)
+    info.features += (info.features.empty() ? "" : ",") +
+                     std::string(enabled ? "+" : "-") + feature;
   info.hasAVX512 = features.lookup("avx512f");
   info.hasAVX2 = features.lookup("avx2") && features.lookup("fma");
   if (info.hasAVX512) {
@@ -55,13 +66,66 @@ HostInfo detect() {
     info.vectorWidth = 8;
     info.vectorRegisters = 16;
   }
-  info.dataCaches = readDataCaches();
-  if (info.dataCaches.empty())
-    info.dataCaches = {{1, 32 << 10}, {2, 1 << 20}, {3, 16 << 20}};
+  info.dataCaches = std::move(caches);
   return info;
 }
 
+HostInfo detect() {
+  std::vector<CacheLevel> caches = readDataCaches();
+  if (caches.empty())
+    caches = {{1, 32 << 10}, {2, 1 << 20}, {3, 16 << 20}};
+  HostInfo hostInfo = describe(llvm::sys::getHostCPUName().str(),
+                               llvm::sys::getHostCPUFeatures(), caches);
+  const char *target = std::getenv("TTILE_TARGET");
+  if (!target || !*target || hostInfo.cpuName == target)
+    return hostInfo;
+  try {
+    HostInfo info = targetInfo(target, caches);
+    log().info("TTILE_TARGET={}: generating kernels for {} on this {}",
+               target, info.summary(), hostInfo.cpuName);
+    return info;
+  } catch (const Error &error) {
+    log().warn("TTILE_TARGET={} is ignored: {}; generating kernels for "
+               "this {}",
+               target, error.what(), hostInfo.cpuName);
+    return hostInfo;
+  }
+}
+
 } // namespace
+
+HostInfo targetInfo(const std::string &name, std::vector<CacheLevel> caches) {
+  static const bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    return true;
+  }();
+  (void)initialized;
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    throw Error("LLVM has no target for " + triple + ": " + error);
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, name, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(name))
+    throw Error("'" + name + "' is not a CPU LLVM knows for " + triple);
+  llvm::StringMap<bool> features, hostFeatures = llvm::sys::getHostCPUFeatures();
+  std::string missing;
+  for (const llvm::SubtargetFeatureKV &feature :
+       subtarget->getAllProcessorFeatures()) {
+    bool enabled = subtarget->checkFeatures(std::string("+") + feature.Key);
+    features[feature.Key] = enabled;
+    // A feature LLVM lists for the CPU but cannot detect (tuning flags)
+    // is absent from the host's map: only detected ones can be missing.
+    auto onHost = hostFeatures.find(feature.Key);
+    if (enabled && onHost != hostFeatures.end() && !onHost->second)
+      missing += (missing.empty() ? "" : ", ") + std::string(feature.Key);
+  }
+  if (!missing.empty())
+    throw Error("this host lacks features of " + name + " (" + missing +
+                "): its kernels could not run here");
+  return describe(name, features, std::move(caches));
+}
 
 HostInfo HostInfo::avx512() {
   HostInfo info;

@@ -5,6 +5,15 @@
 // the cost model all take these from here, so that a test can substitute an
 // AVX2 description on an AVX-512 machine.
 //
+// TTILE_TARGET=<CPU> (an LLVM CPU name: haswell, skylake-avx512, znver4)
+// makes the process generate, measure, tune and cache kernels for that CPU
+// instead: its name, features, vector width and registers replace the
+// host's (the caches stay the host's). The host must have every feature of
+// the target, since the kernels run here; a name LLVM does not know, or a
+// target the host cannot run, is logged and the host is used. That is how
+// the AVX2 microkernel tables are measured on an AVX-512 machine, and how a
+// test pins the code it checks to one CPU.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SUPPORT_HOST_H
 #define TTILE_SUPPORT_HOST_H
@@ -37,8 +46,14 @@ struct HostInfo {
   std::string summary() const;
 };
 
-/// The machine this process runs on, detected once.
+/// The machine this process generates kernels for, detected once: the
+/// host, or the CPU TTILE_TARGET names.
 const HostInfo &host();
+
+/// The CPU `name` as LLVM describes it, with `caches`: its features, vector
+/// width and registers. Throws ttile::Error for a name LLVM does not know,
+/// or a CPU with a feature the host lacks.
+HostInfo targetInfo(const std::string &name, std::vector<CacheLevel> caches);
 
 } // namespace ttile
 

@@ -4,9 +4,9 @@
 // own, so that the first tuning on a fresh install does not wait minutes
 // for it. They are data, BuiltInTables/*.json: the offline stage's tables
 // from real machines (AMD Zen 5, an Intel Xeon), each naming the CPUs it is
-// chosen for, and for AVX2 one hand-picked from the register tiles of BLIS
-// and oneDNN (docs/Microkernels.md). The matmul tables are derived from the
-// conv2d ones through the mapping i = h, j = k, k = c.
+// chosen for, and for AVX2 one measured on the Xeon with
+// TTILE_TARGET=haswell (docs/Microkernels.md). The matmul tables are
+// derived from the conv2d ones through the mapping i = h, j = k, k = c.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_DEFAULTMICROKERNELS_H

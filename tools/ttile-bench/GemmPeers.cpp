@@ -68,11 +68,11 @@ std::vector<std::string> mklFiles() {
 
 class CblasPeer final : public GemmPeer {
 public:
-  CblasPeer(std::string name, std::string version, void *handle,
-            CblasSgemm sgemm)
-      : name_(std::move(name)), version_(std::move(version)), handle_(handle),
-        sgemm_(sgemm) {}
-  ~CblasPeer() override { dlclose(handle_); }
+  /// The library stays loaded until the process exits: OpenBLAS and MKL
+  /// keep worker threads and buffers that dlclose() would pull out from
+  /// under them.
+  CblasPeer(std::string name, std::string version, CblasSgemm sgemm)
+      : name_(std::move(name)), version_(std::move(version)), sgemm_(sgemm) {}
 
   std::string name() const override { return name_; }
   std::string version() const override { return version_; }
@@ -95,7 +95,6 @@ public:
 
 private:
   std::string name_, version_;
-  void *handle_;
   CblasSgemm sgemm_;
 };
 
@@ -139,7 +138,7 @@ GemmPeers loadGemmPeers(int threads) {
     void *handle = nullptr;
     std::string tried;
     for (const std::string &file : library.files) {
-      handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (handle)
         break;
       tried += (tried.empty() ? "" : ", ") + file;
@@ -162,7 +161,7 @@ GemmPeers loadGemmPeers(int threads) {
       set(threads);
     }
     peers.loaded.push_back(std::make_unique<CblasPeer>(
-        library.name, library.version(handle), handle, sgemm));
+        library.name, library.version(handle), sgemm));
   }
   return peers;
 }

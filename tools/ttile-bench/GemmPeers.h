@@ -2,10 +2,13 @@
 //
 // The peers of `ttile-bench matmul`: OpenBLAS, BLIS and MKL, each through
 // its own cblas_sgemm. They all export that symbol, so none is linked:
-// each is dlopen()ed with RTLD_LOCAL | RTLD_DEEPBIND and its functions are
-// looked up in its own handle. That keeps them in one process, on the same
-// data, and makes each optional at run time: a library that is not
-// installed is reported missing, with where it was looked for.
+// each is dlopen()ed with RTLD_LOCAL, which keeps its symbols out of the
+// others' way, and its functions are looked up in its own handle. That
+// keeps them in one process, on the same data, and makes each optional at
+// run time: a library that is not installed is reported missing, with
+// where it was looked for. (RTLD_DEEPBIND would also bind each library's
+// calls to itself first, but the sanitizers' runtimes refuse it, and
+// nothing the bench links exports a BLAS symbol.)
 //
 // Batched problems loop over the items, one cblas_sgemm each, as a caller
 // without a batched interface would. Each library runs on the threads it

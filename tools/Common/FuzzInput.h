@@ -1,15 +1,25 @@
-//===- tools/Common/FuzzInput.h - Decoding a fuzzer's bytes -----*- C++ -*-===//
+//===- tools/Common/FuzzInput.h - What the parameter fuzzers share -*- C++ -*-===//
 //
-// How the parameter fuzzers turn libFuzzer's bytes into integer fields:
-// ordinary sizes most of the time, and the edges a validator gets wrong.
-// Header-only, so that each fuzzer compiles it with its instrumentation.
+// How the parameter fuzzers (of Conv2D and MatMul) turn libFuzzer's bytes
+// into integer fields, ordinary sizes most of the time and the edges a
+// validator gets wrong; their tables of fields; and the checks of one call
+// of a C API create function, whatever the operator. Header-only, so that
+// each fuzzer compiles it with its instrumentation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_FUZZINPUT_H
 #define TTILE_TOOLS_COMMON_FUZZINPUT_H
 
+#include "ttile/ttile.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
 
 namespace ttile::fuzz {
 
@@ -73,6 +83,79 @@ inline int64_t decodeField(Reader &input, int64_t current) {
   default:
     return input.integer<int64_t>();
   }
+}
+
+/// An integer field of a C parameter struct, with its smallest valid value.
+template <typename Params> struct IntegerField {
+  const char *name;
+  int64_t Params::*member;
+  int64_t least;
+};
+
+/// "N=1 C=8 ...": every field of the table, for a failure's message.
+template <typename Params>
+std::string describeFields(const Params &params,
+                           std::span<const IntegerField<Params>> fields) {
+  std::string text;
+  for (const IntegerField<Params> &field : fields)
+    text += std::string(field.name) + "=" +
+            std::to_string(params.*field.member) + " ";
+  return text;
+}
+
+/// Whether `message` is "<function>: " followed by a field's name and " ("
+/// ("K (0) must ...") or by one of `subjects` ("the weights ...").
+template <typename Params>
+bool namesItsSubject(std::string_view message, std::string_view function,
+                     std::span<const IntegerField<Params>> fields,
+                     std::initializer_list<std::string_view> subjects) {
+  const std::string prefix = std::string(function) + ": ";
+  if (!message.starts_with(prefix))
+    return false;
+  message.remove_prefix(prefix.size());
+  for (const IntegerField<Params> &field : fields)
+    if (message.starts_with(std::string(field.name) + " ("))
+      return true;
+  for (std::string_view subject : subjects)
+    if (message.starts_with(subject))
+      return true;
+  return false;
+}
+
+/// Stops the fuzzer with what `validator` broke, for libFuzzer to report.
+[[noreturn]] inline void fail(const char *validator, const char *what,
+                              const std::string &detail) {
+  std::fprintf(stderr, "%s validation broken: %s: %s\n", validator, what,
+               detail.c_str());
+  std::abort();
+}
+
+/// The checks of one create call that returned `status` and `object`:
+/// TTILE_OK with an object that keeps every promise (`brokenPromise`
+/// returns none), then destroyed; or TTILE_INVALID_ARGUMENT, a null
+/// object and a message that names its subject. `description` describes
+/// the parameters for a failure.
+template <typename Object, typename Promise, typename Names, typename Destroy>
+void checkCreation(const char *validator, ttile_status status, Object *object,
+                   const std::string &description, Promise brokenPromise,
+                   Names namesSubject, Destroy destroy) {
+  if (status == TTILE_OK) {
+    if (!object)
+      fail(validator, "TTILE_OK without an object", description);
+    if (const char *broken = brokenPromise(object))
+      fail(validator, broken, description);
+    destroy(object);
+    return;
+  }
+  std::string message = ttile_last_error();
+  if (status != TTILE_INVALID_ARGUMENT)
+    fail(validator, "a status other than TTILE_INVALID_ARGUMENT",
+         message + " for " + description);
+  if (object)
+    fail(validator, "*out is not null after a failure", description);
+  if (!namesSubject(message))
+    fail(validator, "the message names no field",
+         message + " for " + description);
 }
 
 } // namespace ttile::fuzz

@@ -19,8 +19,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -32,17 +30,7 @@ using Wide = __int128;
 constexpr int64_t kLargest = int64_t(1) << 31;
 constexpr Wide kLargestSpan = Wide(1) << 40;
 
-[[noreturn]] void fail(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "matmul validation broken: %s: %s\n", what,
-               detail.c_str());
-  std::abort();
-}
-
-struct Field {
-  const char *name;
-  int64_t ttile_matmul_params::*member;
-  int64_t least;
-};
+using Field = IntegerField<ttile_matmul_params>;
 constexpr Field kFields[] = {
     {"batch", &ttile_matmul_params::batch, 1},
     {"M", &ttile_matmul_params::M, 1},
@@ -57,32 +45,13 @@ constexpr Field kFields[] = {
 };
 
 std::string describe(const ttile_matmul_params &p) {
-  std::string text;
-  for (const Field &field : kFields)
-    text += std::string(field.name) + "=" + std::to_string(p.*field.member) +
-            " ";
-  return text + "transA=" + std::to_string(p.transA) +
+  return describeFields<ttile_matmul_params>(p, kFields) +
+         "transA=" + std::to_string(p.transA) +
          " transB=" + std::to_string(p.transB) +
          " broadcastB=" + std::to_string(p.broadcastB) +
          " activation=" + std::to_string(p.activation) +
          " alpha=" + std::to_string(p.alpha) +
          " beta=" + std::to_string(p.beta);
-}
-
-bool namesItsSubject(std::string_view message) {
-  constexpr std::string_view prefix = "ttile_matmul_create: ";
-  if (!message.starts_with(prefix))
-    return false;
-  message.remove_prefix(prefix.size());
-  for (const Field &field : kFields)
-    if (message.starts_with(std::string(field.name) + " ("))
-      return true;
-  for (std::string_view subject :
-       {"activation (", "alpha (", "beta (", "Clamp's alpha (", "A (", "B (",
-        "C ("})
-    if (message.starts_with(subject))
-      return true;
-  return false;
 }
 
 /// The span of one operand as ttile.h defines it, or none (-1) when its
@@ -152,21 +121,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
 
   ttile_matmul *matmul = reinterpret_cast<ttile_matmul *>(&params);
   ttile_status status = ttile_matmul_create(&params, &matmul);
-  if (status == TTILE_OK) {
-    if (!matmul)
-      fail("TTILE_OK without an object", describe(params));
-    if (const char *broken = brokenPromise(params))
-      fail(broken, describe(params));
-    ttile_matmul_destroy(matmul);
-    return 0;
-  }
-  std::string message = ttile_last_error();
-  if (status != TTILE_INVALID_ARGUMENT)
-    fail("a status other than TTILE_INVALID_ARGUMENT",
-         message + " for " + describe(params));
-  if (matmul)
-    fail("*out is not null after a failure", describe(params));
-  if (!namesItsSubject(message))
-    fail("the message names no field", message + " for " + describe(params));
+  checkCreation(
+      "matmul", status, matmul, describe(params),
+      [&](ttile_matmul *) { return brokenPromise(params); },
+      [](std::string_view message) {
+        return namesItsSubject<ttile_matmul_params>(
+            message, "ttile_matmul_create", kFields,
+            {"activation (", "alpha (", "beta (", "Clamp's alpha (", "A (",
+             "B (", "C ("});
+      },
+      ttile_matmul_destroy);
   return 0;
 }

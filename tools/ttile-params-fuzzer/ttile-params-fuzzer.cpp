@@ -43,17 +43,7 @@ constexpr int64_t kLargest = int64_t(1) << 31;
 constexpr Wide kLargestTensor = Wide(1) << 40;
 constexpr Wide kLargestWork = Wide(1) << 61;
 
-[[noreturn]] void fail(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "params validation broken: %s: %s\n", what,
-               detail.c_str());
-  std::abort();
-}
-
-struct Field {
-  const char *name;
-  int64_t ttile_conv2d_params::*member;
-  int64_t least;
-};
+using Field = IntegerField<ttile_conv2d_params>;
 constexpr Field kFields[] = {
     {"N", &ttile_conv2d_params::N, 1},
     {"C", &ttile_conv2d_params::C, 1},
@@ -74,32 +64,12 @@ constexpr Field kFields[] = {
 };
 
 std::string describe(const ttile_conv2d_params &p) {
-  std::string text;
-  for (const Field &field : kFields)
-    text += std::string(field.name) + "=" + std::to_string(p.*field.member) +
-            " ";
-  return text + "layout=" + std::to_string(p.layout) +
+  return describeFields<ttile_conv2d_params>(p, kFields) +
+         "layout=" + std::to_string(p.layout) +
          " activation=" + std::to_string(p.activation) +
          " alpha=" + std::to_string(p.alpha) +
          " beta=" + std::to_string(p.beta) +
          " residual=" + std::to_string(p.residual);
-}
-
-/// Whether a refusal's message names what it refuses.
-bool namesItsSubject(std::string_view message) {
-  constexpr std::string_view prefix = "ttile_conv2d_create: ";
-  if (!message.starts_with(prefix))
-    return false;
-  message.remove_prefix(prefix.size());
-  for (const Field &field : kFields)
-    if (message.starts_with(std::string(field.name) + " ("))
-      return true;
-  for (std::string_view subject :
-       {"layout (", "activation (", "alpha (", "beta (", "Clamp's alpha (",
-        "dilated kernel (", "the "})
-    if (message.starts_with(subject))
-      return true;
-  return false;
 }
 
 /// ONNX's output extent, or 0 when the dilated kernel does not fit.
@@ -187,21 +157,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
 
   ttile_conv2d *conv = reinterpret_cast<ttile_conv2d *>(&params);
   ttile_status status = ttile_conv2d_create(&params, &conv);
-  if (status == TTILE_OK) {
-    if (!conv)
-      fail("TTILE_OK without an object", describe(params));
-    if (const char *broken = brokenPromise(params, conv))
-      fail(broken, describe(params));
-    ttile_conv2d_destroy(conv);
-    return 0;
-  }
-  std::string message = ttile_last_error();
-  if (status != TTILE_INVALID_ARGUMENT)
-    fail("a status other than TTILE_INVALID_ARGUMENT",
-         message + " for " + describe(params));
-  if (conv)
-    fail("*out is not null after a failure", describe(params));
-  if (!namesItsSubject(message))
-    fail("the message names no field", message + " for " + describe(params));
+  checkCreation(
+      "params", status, conv, describe(params),
+      [&](ttile_conv2d *created) { return brokenPromise(params, created); },
+      [](std::string_view message) {
+        return namesItsSubject<ttile_conv2d_params>(
+            message, "ttile_conv2d_create", kFields,
+            {"layout (", "activation (", "alpha (", "beta (",
+             "Clamp's alpha (", "dilated kernel (", "the "});
+      },
+      ttile_conv2d_destroy);
   return 0;
 }

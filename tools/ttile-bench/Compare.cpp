@@ -26,9 +26,10 @@ namespace {
 constexpr double kRelativeTolerance = 1e-5;
 
 /// The data both libraries compute on, in the user layout, and where each
-/// writes its output. Every buffer is 64-byte aligned, as oneDNN's own
-/// memory is (ttile accepts any 4-byte aligned buffer, at a cost: vector
-/// accesses then straddle cache lines).
+/// writes its output. The buffers of the user layout start
+/// CompareOptions::offsetBytes past a 64-byte line (0 by default, where
+/// oneDNN's own memory starts; ttile accepts any 4-byte aligned buffer, at
+/// a cost: vector accesses then straddle cache lines).
 struct LayerData {
   measure::AlignedBuffer input, weights, bias, ttileOutput, onednnOutput;
   /// Empty without Conv2DParams::residual. Both libraries add it in place:
@@ -43,13 +44,14 @@ struct LayerData {
   }
 };
 
-LayerData makeData(const Conv2DParams &p, uint64_t seed) {
+LayerData makeData(const Conv2DParams &p, uint64_t seed, int offsetBytes) {
+  const auto offset = static_cast<size_t>(offsetBytes);
   int64_t outH = runtime::convOutputExtent(p.H, p.padTop, p.padBottom, p.R,
                                            p.strideH, p.dilationH, "H");
   int64_t outW = runtime::convOutputExtent(p.W, p.padLeft, p.padRight, p.S,
                                            p.strideW, p.dilationW, "W");
   auto randomBuffer = [&](int64_t size, uint64_t stream) {
-    measure::AlignedBuffer buffer(static_cast<size_t>(size));
+    measure::AlignedBuffer buffer(static_cast<size_t>(size), offset);
     buffer.fillRandom(seed * 4 + stream);
     return buffer;
   };
@@ -57,7 +59,7 @@ LayerData makeData(const Conv2DParams &p, uint64_t seed) {
   return LayerData{randomBuffer(p.N * p.C * p.H * p.W, 0),
                    randomBuffer(p.K * (p.C / p.groups) * p.R * p.S, 1),
                    randomBuffer(p.K, 2),
-                   measure::AlignedBuffer(outputSize),
+                   measure::AlignedBuffer(outputSize, offset),
                    measure::AlignedBuffer(outputSize),
                    randomBuffer(p.residual ? static_cast<int64_t>(outputSize)
                                            : 0,
@@ -125,9 +127,11 @@ Contender prepareOneDnn(const Conv2DParams &params, LayerData &data,
   Contender contender;
   try {
     auto conv = std::make_shared<OneDnnConv>(
-        params, options.layout == LayoutMode::Any
-                    ? ReorderTiming::ReordersOutsideTiming
-                    : ReorderTiming::ReordersInTiming);
+        params,
+        options.layout == LayoutMode::Any
+            ? ReorderTiming::ReordersOutsideTiming
+            : ReorderTiming::ReordersInTiming,
+        options.offsetBytes);
     conv->setData(data.input.data(), data.weights.data(), data.bias.data(),
                   params.residual ? data.residual.data() : nullptr);
     contender.outcome.detail = conv->implementation();
@@ -242,7 +246,8 @@ compareVariants(const std::vector<tools::NamedLayer> &variants,
         options.layout == LayoutMode::NCHW ? Layout::NCHW : Layout::NHWC;
     params[v].constantWeights = options.constantWeights;
     try {
-      data[v] = std::make_unique<LayerData>(makeData(params[v], options.seed));
+      data[v] = std::make_unique<LayerData>(
+          makeData(params[v], options.seed, options.offsetBytes));
     } catch (const Error &error) { // Parameters that give no output.
       result.ttile = result.onednn = {Outcome::Status::Failed, error.what()};
       continue;

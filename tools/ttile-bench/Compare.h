@@ -56,6 +56,15 @@ struct CompareOptions {
   bool constantWeights = true;
   uint64_t seed = 1;
   bool withOneDnn = true;
+  /// The buffers of the user layout (input, weights, bias, residual, and
+  /// ttile's output) start this many bytes past a 64-byte line, as an
+  /// application's std::vector of floats does (16 for large ones); 0: on
+  /// the line. A multiple of 4 below 64. oneDNN reads the same offset
+  /// buffers, and where it computes in the user's format, writes its
+  /// output at the same offset too (OneDnnConv.h); its blocked formats are
+  /// memory it allocates itself, as in an application
+  /// (docs/benchmarks/alignment.md).
+  int offsetBytes = 0;
   measure::MeasureOptions measure;
 };
 

@@ -217,6 +217,7 @@ nlohmann::json toJson(const std::vector<NetworkComparison> &networks,
         {"trials", options.trials},
         {"rounds", options.rounds},
         {"constantWeights", options.constantWeights},
+        {"offsetBytes", options.offsetBytes},
         {"seed", options.seed}}},
       {"networks", nlohmann::json::array()}};
   for (const NetworkComparison &network : networks) {

@@ -7,6 +7,8 @@
 
 #include "OneDnnConv.h"
 
+#include "Measure/AlignedBuffer.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <dlfcn.h>
@@ -209,7 +211,7 @@ std::optional<dnnl::reorder> reorderBetween(const dnnl::engine &engine,
 }
 
 struct OneDnnConv::Impl {
-  Impl(const Conv2DParams &params, ReorderTiming timing)
+  Impl(const Conv2DParams &params, ReorderTiming timing, int offsetBytes)
       : hasResidual(params.residual), engine(dnnl::engine::kind::cpu, 0),
         stream(engine),
         user(userTensors(params)), desc(primitiveDesc(engine, params, user)),
@@ -223,6 +225,14 @@ struct OneDnnConv::Impl {
             reorderBetween(engine, user.output.user(), desc.dst_desc())) {
     if (timing == ReorderTiming::ReordersInTiming)
       timedOutput = memory(user.output.user(), engine);
+    // In the user's format, the destination is where an application's
+    // output would be: possibly not on a line.
+    if (offsetBytes != 0 && !outputReorder) {
+      offsetOutput = measure::AlignedBuffer(
+          desc.dst_desc().get_size() / sizeof(float),
+          static_cast<size_t>(offsetBytes));
+      output = memory(desc.dst_desc(), engine, offsetOutput.data());
+    }
   }
 
   void setData(const float *input, const float *weights, const float *bias,
@@ -253,6 +263,8 @@ struct OneDnnConv::Impl {
   dnnl::convolution_forward convolution;
   ReorderTiming timing;
   memory input, weights, output; ///< In the primitive's formats.
+  /// The destination's memory when it is offset from a line.
+  measure::AlignedBuffer offsetOutput{0};
   std::optional<dnnl::reorder> inputReorder, outputReorder, residualReorder;
   /// The user's input, bias and residual, wrapped by setData.
   memory userInput, userBias, userResidual;
@@ -261,9 +273,10 @@ struct OneDnnConv::Impl {
   memory timedOutput;
 };
 
-OneDnnConv::OneDnnConv(const Conv2DParams &params, ReorderTiming timing) {
+OneDnnConv::OneDnnConv(const Conv2DParams &params, ReorderTiming timing,
+                       int offsetBytes) {
   reportingErrors("create the convolution", [&] {
-    impl_ = std::make_unique<Impl>(params, timing);
+    impl_ = std::make_unique<Impl>(params, timing, offsetBytes);
   });
 }
 OneDnnConv::~OneDnnConv() = default;

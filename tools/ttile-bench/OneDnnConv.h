@@ -53,8 +53,12 @@ void setOneDnnThreads(int threads);
 class OneDnnConv {
 public:
   /// Creates the primitive. Throws ttile::Error when oneDNN has no
-  /// implementation for the parameters.
-  OneDnnConv(const Conv2DParams &params, ReorderTiming timing);
+  /// implementation for the parameters. Where oneDNN computes in the
+  /// user's format, its destination starts `offsetBytes` past a 64-byte
+  /// line, as an application's output buffer would (its input is the
+  /// user's own buffer, wherever that starts).
+  OneDnnConv(const Conv2DParams &params, ReorderTiming timing,
+             int offsetBytes = 0);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv &) = delete;
   OneDnnConv &operator=(const OneDnnConv &) = delete;

@@ -23,7 +23,9 @@ void setOneDnnThreads(int) { missing(); }
 
 struct OneDnnConv::Impl {};
 
-OneDnnConv::OneDnnConv(const Conv2DParams &, ReorderTiming) { missing(); }
+OneDnnConv::OneDnnConv(const Conv2DParams &, ReorderTiming, int) {
+  missing();
+}
 OneDnnConv::~OneDnnConv() = default;
 void OneDnnConv::setData(const float *, const float *, const float *,
                          const float *) {

@@ -4,7 +4,7 @@
 //   ttile-bench strategies (--net NAME | --layer DESC)... [--trials N]
 //                          [--seeds N]
 //   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
-//                       [--per-run-weights]
+//                       [--per-run-weights] [--offset BYTES]
 //                       [--threads N] [--trials N] [--rounds N] [--seed N]
 //                       [--json F] [--csv F] [--epilogue-cost]
 //   ttile-bench compare --smoke [--epilogue-cost]
@@ -31,7 +31,9 @@
 // layer quickly, for CI, then the same with each activation and with a
 // residual: it checks that both run and agree. Exits 1 when a layer failed
 // or the two outputs disagree. --epilogue-cost reports, for each layer with
-// an epilogue, what it costs each library (EpilogueCost.h).
+// an epilogue, what it costs each library (EpilogueCost.h). --offset BYTES
+// starts the user buffers BYTES past a 64-byte line, as an application's
+// std::vector's are.
 //
 // convergence: the distribution of random candidates, best-of-n and
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
@@ -104,6 +106,7 @@ struct Options {
   int rounds = 3;
   bool perRunWeights = false;
   bool epilogueCost = false;
+  int offsetBytes = 0;
   int candidates = 200;
   uint64_t seed = 1;
   std::vector<std::string> matMulSets, matMuls;
@@ -256,6 +259,7 @@ int runCompare(const Options &options) {
   compare.seed = options.seed;
   compare.rounds = options.smoke ? 1 : options.rounds;
   compare.constantWeights = !options.perRunWeights;
+  compare.offsetBytes = options.offsetBytes;
   compare.withOneDnn = !bench::oneDnnVersion().empty();
   if (options.smoke)
     compare.measure.minSeconds = 0.005;
@@ -264,11 +268,16 @@ int runCompare(const Options &options) {
 
   const bench::Machine machine = bench::thisMachine();
   std::printf("%s\n%d thread(s), layout %s, ttile's weights %s, %d trial(s) "
-              "per layer not yet tuned\n",
+              "per layer not yet tuned%s\n",
               bench::describe(machine).c_str(), options.threads,
               options.layout.c_str(),
               compare.constantWeights ? "constant" : "per run",
-              compare.trials);
+              compare.trials,
+              options.offsetBytes
+                  ? (", buffers " + std::to_string(options.offsetBytes) +
+                     " bytes past a 64-byte line")
+                        .c_str()
+                  : "");
   if (!compare.withOneDnn)
     std::printf("ttile-bench was built without oneDNN: measuring ttile "
                 "alone\n");
@@ -391,6 +400,18 @@ int main(int argc, char **argv) {
                     "way");
   compare->add_option("--seed", options.seed,
                       "of ttile's tuning and of the data");
+  compare
+      ->add_option("--offset", options.offsetBytes,
+                   "the user buffers start BYTES past a 64-byte line, as a "
+                   "std::vector's do (16)")
+      ->check(CLI::Range(0, 60) &
+              CLI::Validator(
+                  [](std::string &text) {
+                    return std::stoi(text) % 4 == 0
+                               ? std::string()
+                               : std::string("not a multiple of 4");
+                  },
+                  "multiple of 4"));
   compare->add_option("--json", options.json, "write the results as JSON");
   compare->add_option("--csv", options.csv, "write the results as CSV");
   compare

@@ -24,6 +24,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -174,25 +175,66 @@ private:
   int fd_;
 };
 
-/// The whole file, or none with `error` set.
-std::optional<std::string> readFile(const fs::path &path,
-                                    std::error_code &error) {
-  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+/// A record file's bytes, or none with why: `error` from the system (the
+/// file is absent, or unreadable), or `problem` alone for a file no record
+/// can be.
+struct FileContents {
+  std::optional<std::string> bytes;
+  std::error_code error;
+  std::string problem;
+};
+
+/// The whole file at `path` when it is a regular file of at most
+/// kMaxRecordBytes. A cache directory is shared between processes, and
+/// possibly users: a FIFO there would block open() and read() forever, a
+/// link to /dev/zero read without end, a sparse file of gigabytes exhaust
+/// memory. So the file is opened without blocking and without following
+/// a final symbolic link (records are never links: they are renamed into
+/// place), and checked before it is read.
+FileContents readFile(const fs::path &path) {
+  FileContents contents;
+  FileDescriptor file(
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
   if (!file.valid()) {
-    error = lastError();
-    return std::nullopt;
+    contents.error = lastError();
+    contents.problem = errno == ELOOP ? "a symbolic link, not a record"
+                                      : contents.error.message();
+    return contents;
+  }
+  struct stat status {};
+  if (::fstat(file.get(), &status) != 0) {
+    contents.error = lastError();
+    contents.problem = contents.error.message();
+    return contents;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    contents.problem = "not a regular file";
+    return contents;
+  }
+  if (static_cast<uint64_t>(status.st_size) > kMaxRecordBytes) {
+    contents.problem = "larger than any record (" +
+                       std::to_string(status.st_size) + " bytes, at most " +
+                       std::to_string(kMaxRecordBytes) + ")";
+    return contents;
   }
   std::string bytes;
   char buffer[1 << 16];
   for (;;) {
     ssize_t count = ::read(file.get(), buffer, sizeof(buffer));
-    if (count > 0)
+    if (count > 0) {
+      // A file that grows while it is read is no record either.
+      if (bytes.size() + static_cast<size_t>(count) > kMaxRecordBytes) {
+        contents.problem = "grew past the size of any record while read";
+        return contents;
+      }
       bytes.append(buffer, static_cast<size_t>(count));
-    else if (count == 0)
-      return bytes;
-    else if (errno != EINTR) {
-      error = lastError();
-      return std::nullopt;
+    } else if (count == 0) {
+      contents.bytes = std::move(bytes);
+      return contents;
+    } else if (errno != EINTR) {
+      contents.error = lastError();
+      contents.problem = contents.error.message();
+      return contents;
     }
   }
 }
@@ -333,18 +375,19 @@ RecordInfo readRecordInfo(const fs::path &file, std::string *payload) {
   RecordInfo info;
   info.path = file;
   info.kind = file.parent_path().filename().string();
-  std::error_code error;
-  std::optional<std::string> bytes = readFile(file, error);
-  if (!bytes) {
-    info.problem = "unreadable: " + error.message();
+  FileContents contents = readFile(file);
+  if (!contents.bytes) {
+    info.problem = "unreadable: " + contents.problem;
     return info;
   }
-  std::optional<ParsedRecord> record = parseRecord(*bytes, info.problem);
+  std::optional<ParsedRecord> record =
+      parseRecord(*contents.bytes, info.problem);
   if (!record)
     return info;
   info.kind = record->kind;
   info.key = record->key;
   info.payloadBytes = record->payload.size();
+  std::error_code error;
   fs::path absolute = fs::absolute(file, error);
   if (absolute.parent_path().filename() != info.kind ||
       absolute.filename() != recordFileName(info.key)) {
@@ -368,23 +411,23 @@ fs::path RecordStore::pathFor(std::string_view kind,
 std::optional<std::string> RecordStore::read(std::string_view kind,
                                              std::string_view key) const {
   fs::path path = pathFor(kind, key);
-  std::error_code error;
-  std::optional<std::string> bytes = readFile(path, error);
-  std::string problem;
+  FileContents contents = readFile(path);
   // Absent, or under a directory that is not (then writes say so).
-  if (!bytes && (error == std::errc::no_such_file_or_directory ||
-                 error == std::errc::not_a_directory))
+  if (!contents.bytes &&
+      (contents.error == std::errc::no_such_file_or_directory ||
+       contents.error == std::errc::not_a_directory))
     return std::nullopt;
-  if (!bytes)
-    problem = error.message();
-  else if (std::optional<std::string> payload =
-               decodeRecord(*bytes, kind, key, &problem))
-    return payload;
+  std::string problem = contents.problem;
+  if (contents.bytes)
+    if (std::optional<std::string> payload =
+            decodeRecord(*contents.bytes, kind, key, &problem))
+      return payload;
   if (reportOnce("read " + path.string()))
     log().warn("ignoring cache record {}: {}; it will be rebuilt",
                path.string(), problem);
   // The caller rebuilds the record and writes it anew. Should the file not
   // go, that write replaces it.
+  std::error_code error;
   fs::remove(path, error);
   return std::nullopt;
 }
@@ -392,8 +435,12 @@ std::optional<std::string> RecordStore::read(std::string_view kind,
 bool RecordStore::write(std::string_view kind, std::string_view key,
                         std::string_view payload) const {
   fs::path path = pathFor(kind, key);
+  std::string bytes = encodeRecord(kind, key, payload);
+  // What no reader would accept is not written.
   std::error_code error =
-      writeAtomically(path, encodeRecord(kind, key, payload));
+      bytes.size() > kMaxRecordBytes
+          ? std::make_error_code(std::errc::file_too_large)
+          : writeAtomically(path, bytes);
   if (!error)
     return true;
   if (reportOnce("write " + path.string()))

@@ -32,6 +32,12 @@ namespace ttile::cache {
 /// cannot be created (logged once).
 std::optional<std::filesystem::path> defaultCacheDirectory();
 
+/// The largest record file read or written. A kernel's object code is
+/// tens of kilobytes and a microkernel table under a megabyte; a larger
+/// file at a record's path is damaged or hostile, and is refused before a
+/// byte of it is read, like any corrupt record.
+inline constexpr uint64_t kMaxRecordBytes = uint64_t(64) << 20;
+
 /// Serializes a record; `kind` is e.g. "microkernels" or "kernel".
 std::string encodeRecord(std::string_view kind, std::string_view key,
                          std::string_view payload);

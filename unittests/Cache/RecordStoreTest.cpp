@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
+#include <chrono>
+#include <fstream>
 #include <future>
 #include <random>
 #include <thread>
@@ -159,6 +163,48 @@ TEST(RecordStoreTest, RemovesTruncatedRecords) {
   fs::resize_file(path, fs::file_size(path) - 1);
   EXPECT_FALSE(store.read(kKind, kKey));
   EXPECT_FALSE(fs::exists(path));
+}
+
+/// What a shared cache directory may hold at a record's path besides a
+/// record (issue 25): each is refused at once, as a corrupt record is, and
+/// removed; a FIFO would block open() and read() forever, a link to
+/// /dev/zero read without end, an 8 GiB sparse file fill the memory.
+TEST(RecordStoreTest, RefusesSpecialAndOversizedFilesAtOnce) {
+  TemporaryDirectory directory;
+  RecordStore store(directory.path());
+  const fs::path path = store.pathFor(kKind, kKey);
+  fs::create_directories(path.parent_path());
+  auto refusedQuickly = [&] {
+    auto start = std::chrono::steady_clock::now();
+    std::future<std::optional<std::string>> read = std::async(
+        std::launch::async, [&] { return store.read(kKind, kKey); });
+    if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+      std::abort(); // A hang: nothing else would end the test.
+    EXPECT_FALSE(read.get());
+    EXPECT_LT(std::chrono::steady_clock::now() - start,
+              std::chrono::seconds(2));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(path))) << "removed";
+  };
+
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(readRecordInfo(path).problem, "unreadable: not a regular file");
+  refusedQuickly();
+
+  fs::create_symlink("/dev/zero", path);
+  EXPECT_EQ(readRecordInfo(path).problem,
+            "unreadable: a symbolic link, not a record");
+  refusedQuickly();
+
+  { std::ofstream sparse(path); }
+  fs::resize_file(path, uint64_t(8) << 30);
+  EXPECT_NE(readRecordInfo(path).problem.find("larger than any record"),
+            std::string::npos);
+  refusedQuickly();
+
+  // A record that size is never written either.
+  EXPECT_FALSE(store.write(kKind, kKey, std::string(kMaxRecordBytes, 'x')));
+  ASSERT_TRUE(store.write(kKind, kKey, kPayload)) << "rebuilt";
+  EXPECT_EQ(store.read(kKind, kKey), kPayload);
 }
 
 TEST(RecordStoreTest, RemovesARecordOfAnotherKeyAtItsPath) {

@@ -7,19 +7,16 @@
 namespace ttile::runtime {
 namespace {
 
-/// Throws when the output's elements share memory with `other`'s.
-void checkDisjoint(const float *output, int64_t outputElements,
-                   const float *other, int64_t otherElements,
-                   std::string_view outputName, std::string_view otherName) {
+/// Whether the `aElements` floats at `a` share memory with the
+/// `bElements` at `b`, compared as addresses.
+bool overlap(const float *a, int64_t aElements, const float *b,
+             int64_t bElements) {
   auto begin = [](const float *p) { return reinterpret_cast<uintptr_t>(p); };
   auto end = [](const float *p, int64_t elements) {
     return reinterpret_cast<uintptr_t>(p) +
            static_cast<uintptr_t>(elements) * sizeof(float);
   };
-  if (begin(output) < end(other, otherElements) &&
-      begin(other) < end(output, outputElements))
-    throw Error(std::string(outputName) + " overlaps " +
-                std::string(otherName));
+  return begin(a) < end(b, bElements) && begin(b) < end(a, aElements);
 }
 
 } // namespace
@@ -80,10 +77,12 @@ void checkBuffer(const void *buffer, std::string_view role) {
 void checkRunArgs(const RunShape &shape, const RunArgs &args) {
   checkBuffer(args.output, shape.outputName);
   checkBuffer(args.input, shape.inputName);
+  // Messages are built only on failure: run() checks every call.
   auto checkApart = [&](const float *other, int64_t elements,
                         std::string_view name) {
-    checkDisjoint(args.output, shape.output, other, elements, shape.outputName,
-                  name);
+    if (overlap(args.output, shape.output, other, elements))
+      throw Error(std::string(shape.outputName) + " overlaps " +
+                  std::string(name));
   };
   checkApart(args.input, shape.input, shape.inputName);
   if (shape.constantWeights) {
@@ -108,10 +107,11 @@ void checkRunArgs(const RunShape &shape, const RunArgs &args) {
   if (!args.residual)
     throw Error("residual is null: this operator adds one (residual = true)");
   checkBuffer(args.residual, "residual");
-  if (args.residual != args.output)
-    checkApart(args.residual, shape.output,
-               "residual (it may be the " + std::string(shape.outputName) +
-                   " itself, not part of it)");
+  if (args.residual != args.output &&
+      overlap(args.output, shape.output, args.residual, shape.output))
+    throw Error(std::string(shape.outputName) +
+                " overlaps residual (it may be the " +
+                std::string(shape.outputName) + " itself, not part of it)");
 }
 
 } // namespace ttile::runtime

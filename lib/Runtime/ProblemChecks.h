@@ -35,8 +35,8 @@ inline constexpr int kMaxMultiplyAddsLog2 = 61;
 /// `least` (0 or 1) or above kMaxParam.
 void checkIntegerField(std::string_view name, int64_t value, int64_t least);
 
-/// The product of `factors`, each at least 1; throws naming `what` when it
-/// exceeds 2^limitLog2 (by default the largest tensor a spec holds).
+/// The product of `factors`, each non-negative; throws naming `what` when
+/// it exceeds 2^limitLog2 (by default the largest tensor a spec holds).
 int64_t checkedProduct(std::initializer_list<int64_t> factors,
                        std::string_view what,
                        int limitLog2 = spec::kMaxTensorElementsLog2);

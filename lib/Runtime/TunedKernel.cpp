@@ -112,6 +112,12 @@ const jit::Kernel &TunedKernel::kernelForRun() {
 }
 
 void TunedKernel::publish(std::shared_ptr<const jit::Kernel> kernel) {
+  // A tune() that finds the scheme in use again (a cache hit, every call
+  // after the first) keeps the kernel it has: kernels are kept as long as
+  // the object, so only a new scheme may add one.
+  if (!kernelsUsed_.empty() &&
+      kernelsUsed_.back()->scheme() == kernel->scheme())
+    return;
   kernelsUsed_.push_back(std::move(kernel));
   current_.store(kernelsUsed_.back().get(), std::memory_order_release);
 }

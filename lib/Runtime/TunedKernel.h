@@ -11,7 +11,8 @@
 // a lock or a reference count (a small matmul runs in tens of nanoseconds),
 // so that any number of threads run at once while tune() swaps in a better
 // kernel: every kernel an object has used stays alive until the object
-// goes, and tune() swaps at most a few times. Constant weights, laid out
+// goes, one per distinct scheme (a tune() that finds the same winner keeps
+// the kernel it has). Constant weights, laid out
 // for the kernel in use and replaceable by every setConstantWeights(),
 // travel with it under the mutex instead.
 //

@@ -70,30 +70,9 @@ HostInfo describe(std::string name, const llvm::StringMap<bool> &features,
   return info;
 }
 
-HostInfo detect() {
-  std::vector<CacheLevel> caches = readDataCaches();
-  if (caches.empty())
-    caches = {{1, 32 << 10}, {2, 1 << 20}, {3, 16 << 20}};
-  HostInfo hostInfo = describe(llvm::sys::getHostCPUName().str(),
-                               llvm::sys::getHostCPUFeatures(), caches);
-  const char *target = std::getenv("TTILE_TARGET");
-  if (!target || !*target || hostInfo.cpuName == target)
-    return hostInfo;
-  try {
-    HostInfo info = targetInfo(target, caches);
-    log().info("TTILE_TARGET={}: generating kernels for {} on this {}",
-               target, info.summary(), hostInfo.cpuName);
-    return info;
-  } catch (const Error &error) {
-    log().warn("TTILE_TARGET={} is ignored: {}; generating kernels for "
-               "this {}",
-               target, error.what(), hostInfo.cpuName);
-    return hostInfo;
-  }
-}
-
-} // namespace
-
+/// The CPU `name` as LLVM describes it, with `caches`: its features, vector
+/// width and registers. Throws ttile::Error for a name LLVM does not know,
+/// or a CPU with a feature the host lacks.
 HostInfo targetInfo(const std::string &name, std::vector<CacheLevel> caches) {
   static const bool initialized = [] {
     llvm::InitializeNativeTarget();
@@ -126,6 +105,30 @@ HostInfo targetInfo(const std::string &name, std::vector<CacheLevel> caches) {
                 "): its kernels could not run here");
   return describe(name, features, std::move(caches));
 }
+
+HostInfo detect() {
+  std::vector<CacheLevel> caches = readDataCaches();
+  if (caches.empty())
+    caches = {{1, 32 << 10}, {2, 1 << 20}, {3, 16 << 20}};
+  HostInfo hostInfo = describe(llvm::sys::getHostCPUName().str(),
+                               llvm::sys::getHostCPUFeatures(), caches);
+  const char *target = std::getenv("TTILE_TARGET");
+  if (!target || !*target || hostInfo.cpuName == target)
+    return hostInfo;
+  try {
+    HostInfo info = targetInfo(target, caches);
+    log().info("TTILE_TARGET={}: generating kernels for {} on this {}",
+               target, info.summary(), hostInfo.cpuName);
+    return info;
+  } catch (const Error &error) {
+    log().warn("TTILE_TARGET={} is ignored: {}; generating kernels for "
+               "this {}",
+               target, error.what(), hostInfo.cpuName);
+    return hostInfo;
+  }
+}
+
+} // namespace
 
 HostInfo HostInfo::avx512() {
   HostInfo info;

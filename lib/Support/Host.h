@@ -50,11 +50,6 @@ struct HostInfo {
 /// host, or the CPU TTILE_TARGET names.
 const HostInfo &host();
 
-/// The CPU `name` as LLVM describes it, with `caches`: its features, vector
-/// width and registers. Throws ttile::Error for a name LLVM does not know,
-/// or a CPU with a feature the host lacks.
-HostInfo targetInfo(const std::string &name, std::vector<CacheLevel> caches);
-
 } // namespace ttile
 
 #endif // TTILE_SUPPORT_HOST_H

@@ -28,11 +28,11 @@ namespace {
 /// [-1, 1), so an element of C sums K terms below 1 in magnitude.
 constexpr double kErrorPerTerm = 1e-5;
 
-/// One library on one problem.
+/// What one library did with one problem.
 struct Contender {
+  explicit Contender(std::string library) : name(std::move(library)) {}
+
   std::string name;
-  std::function<void()> run;
-  float *output = nullptr;
   double seconds = std::numeric_limits<double>::infinity();
   std::string failure; ///< Empty when measured.
   double errorPerTerm = 0; ///< Against ttile's C.
@@ -83,7 +83,9 @@ struct Row {
 Row measureProblem(const tools::NamedMatMul &problem, GemmPeers &peers,
                    const MatMulBenchOptions &options,
                    const measure::PeakKernel &peak) {
-  Row row{problem.name, problem.params};
+  Row row;
+  row.name = problem.name;
+  row.params = problem.params;
   MatMul matmul(problem.params);
   row.flops = static_cast<double>(matmul.flops());
   TuneOptions tune;
@@ -99,45 +101,50 @@ Row measureProblem(const tools::NamedMatMul &problem, GemmPeers &peers,
   for (size_t i = 0; i <= peers.loaded.size(); ++i)
     outputs.emplace_back(static_cast<size_t>(matmul.cElements()));
 
-  row.contenders.push_back({"ttile", [&, C = outputs[0].data()] {
-                              matmul.run(A.data(), B.data(), nullptr, C);
-                            },
-                            outputs[0].data()});
+  // Each contender's call, writing into its own output (none when it
+  // could not be set up); ttile first.
+  std::vector<std::function<void()>> runs;
+  row.contenders.emplace_back("ttile");
+  runs.push_back([&, C = outputs[0].data()] {
+    matmul.run(A.data(), B.data(), nullptr, C);
+  });
   for (size_t p = 0; p < peers.loaded.size(); ++p) {
     GemmPeer &peer = *peers.loaded[p];
-    Contender contender{peer.name(), nullptr, outputs[p + 1].data()};
+    row.contenders.emplace_back(peer.name());
+    runs.emplace_back();
     try {
       peer.prepare(problem.params);
-      contender.run = [&peer, &problem, &A, &B, C = contender.output] {
+      runs.back() = [&peer, &problem, &A, &B, C = outputs[p + 1].data()] {
         peer.run(problem.params, A.data(), B.data(), C);
       };
     } catch (const Error &error) {
-      contender.failure = error.what();
+      row.contenders.back().failure = error.what();
     }
-    row.contenders.push_back(std::move(contender));
   }
 
   // One untimed run each, whose outputs are compared with ttile's.
-  for (Contender &contender : row.contenders)
-    if (contender.failure.empty())
-      contender.run();
-  const float *reference = row.contenders.front().output;
-  for (Contender &contender : row.contenders) {
+  const float *reference = outputs[0].data();
+  for (size_t c = 0; c < runs.size(); ++c) {
+    if (!runs[c])
+      continue;
+    runs[c]();
     double largest = 0;
     for (int64_t i = 0; i < matmul.cElements(); ++i)
       largest = std::max<double>(
-          largest, std::abs(contender.output[i] - reference[i]));
-    contender.errorPerTerm = largest / static_cast<double>(problem.params.K);
+          largest, std::abs(outputs[c].data()[i] - reference[i]));
+    row.contenders[c].errorPerTerm =
+        largest / static_cast<double>(problem.params.K);
   }
 
   double peakSeconds = std::numeric_limits<double>::infinity();
   for (int round = 0; round < options.rounds; ++round) {
     peakSeconds = std::min(
         peakSeconds, measure::measure([&peak] { peak.run(); }).minSeconds);
-    for (Contender &contender : row.contenders)
-      if (contender.failure.empty())
-        contender.seconds = std::min(
-            contender.seconds, measure::measure(contender.run).medianSeconds);
+    for (size_t c = 0; c < runs.size(); ++c)
+      if (runs[c])
+        row.contenders[c].seconds =
+            std::min(row.contenders[c].seconds,
+                     measure::measure(runs[c]).medianSeconds);
   }
   row.peakFlopsPerThread = peak.flopsPerCall() / peakSeconds;
   return row;

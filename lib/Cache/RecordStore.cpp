@@ -18,6 +18,7 @@
 #include "Cache/RecordStore.h"
 
 #include "Cache/ReportOnce.h"
+#include "Support/Environment.h"
 #include "Support/Logging.h"
 
 #include <llvm/Support/xxhash.h>
@@ -299,30 +300,23 @@ void forEachEntry(const fs::path &directory, Visit visit) {
     visit(entry->path());
 }
 
-std::optional<std::string> environment(const char *name) {
-  const char *value = std::getenv(name);
-  if (!value || !*value)
-    return std::nullopt;
-  return value;
-}
-
 } // namespace
 
 std::optional<fs::path> defaultCacheDirectory() {
-  if (environment("TTILE_CACHE") == "off") {
+  if (environmentSwitch("TTILE_CACHE", "the cache stays on") == false) {
     if (reportOnce("cache off"))
-      log().info("the cache is off (TTILE_CACHE=off)");
+      log().info("the cache is off (TTILE_CACHE)");
     return std::nullopt;
   }
   fs::path directory;
-  std::optional<std::string> xdgCacheHome = environment("XDG_CACHE_HOME");
+  std::optional<std::string> xdgCacheHome = environmentValue("XDG_CACHE_HOME");
   if (std::optional<std::string> explicitDirectory =
-          environment("TTILE_CACHE_DIR"))
+          environmentValue("TTILE_CACHE_DIR"))
     directory = *explicitDirectory;
   else if (xdgCacheHome && fs::path(*xdgCacheHome).is_absolute())
     // The XDG specification tells to ignore relative paths.
     directory = fs::path(*xdgCacheHome) / "ttile";
-  else if (std::optional<std::string> home = environment("HOME"))
+  else if (std::optional<std::string> home = environmentValue("HOME"))
     directory = fs::path(*home) / ".cache" / "ttile";
   else {
     if (reportOnce("no cache directory"))

@@ -2,6 +2,7 @@
 
 #include "Measure/Timer.h"
 
+#include "Support/Environment.h"
 #include "Support/Logging.h"
 #include "ttile/Error.h"
 
@@ -29,8 +30,9 @@ namespace {
 
 std::atomic<bool> &countersDisabled() {
   static std::atomic<bool> disabled = [] {
-    const char *value = std::getenv("TTILE_NO_PAPI");
-    return value && *value && std::string(value) != "0";
+    return environmentSwitch("TTILE_NO_PAPI", "counters are used if PAPI has "
+                                              "them")
+        .value_or(false);
   }();
   return disabled;
 }

@@ -2,9 +2,9 @@
 
 #include "Support/Logging.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include "Support/Environment.h"
 
-#include <cstdlib>
+#include <spdlog/sinks/stdout_color_sinks.h>
 
 namespace ttile {
 
@@ -13,10 +13,19 @@ spdlog::logger &log() {
     auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     auto created = std::make_shared<spdlog::logger>("ttile", sink);
     created->set_pattern("ttile: %l: %v");
-    spdlog::level::level_enum level = spdlog::level::warn;
-    if (const char *env = std::getenv("TTILE_LOG"))
-      level = spdlog::level::from_str(env);
-    created->set_level(level);
+    created->set_level(spdlog::level::warn);
+    if (std::optional<std::string> value = environmentValue("TTILE_LOG")) {
+      // spdlog reads any word it does not know as "off": a TTILE_LOG=WARN
+      // once silenced everything.
+      std::string word = lowercase(*value);
+      spdlog::level::level_enum level = spdlog::level::from_str(word);
+      if (level != spdlog::level::off || word == "off")
+        created->set_level(level);
+      else
+        created->warn("TTILE_LOG={} is not a level (trace, debug, info, "
+                      "warn, error, critical, off); using warn",
+                      *value);
+    }
     return created;
   }();
   return *logger;

@@ -1,9 +1,11 @@
 //===- Support/ThreadPool.h - Workers for parallel loops --------*- C++ -*-===//
 //
 // The workers that run the iterations of Tpar and Tfused loops. One pool per
-// process, of TTILE_NUM_THREADS workers (default: the hardware threads), the
-// calling thread being worker 0. Each worker runs a contiguous block of a
-// loop's iterations, which all cost the same. Generated code reaches it
+// process, of TTILE_NUM_THREADS workers (default, and at most: the CPUs the
+// process may use, Support/AvailableCpus.h), the calling thread being
+// worker 0. Each worker runs a contiguous block of a loop's iterations,
+// which all cost the same, and then any block a busier worker has not
+// started. Generated code reaches it
 // through the C symbol ttile_parallel_for, so a kernel needs nothing but a
 // function pointer.
 //

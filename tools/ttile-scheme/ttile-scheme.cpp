@@ -38,6 +38,7 @@ struct Options {
   bool footprint = false;
   bool model = false;
   int vectorWidth = 0;
+  int workers = 0;
   std::string scheme;
 };
 
@@ -63,7 +64,7 @@ int run(const Options &options) {
     // As the tuner ranks it: for the thread pool's workers, compiled, with
     // its inferred Hoist.
     search::DataMovementModel model =
-        search::DataMovementModel::forHost(host(), workerCount());
+        search::DataMovementModel::forHost(host(), options.workers);
     scheme::TileTree compiled = scheme::buildTileTree(
         scheme::withInferredHoist(scheme, *spec), *spec, options.vectorWidth);
     std::vector<double> bytes = model.movement(compiled, *spec);
@@ -75,9 +76,9 @@ int run(const Options &options) {
                      1e-6
               << " MB\n";
     double speedup =
-        search::DataMovementModel::parallelSpeedup(compiled, workerCount());
+        search::DataMovementModel::parallelSpeedup(compiled, options.workers);
     if (speedup != 1)
-      std::cout << "parallel speedup: " << speedup << " on " << workerCount()
+      std::cout << "parallel speedup: " << speedup << " on " << options.workers
                 << " workers\n";
     std::cout << "cost: " << model.cost(compiled, *spec) << " cycles\n";
   }
@@ -100,6 +101,12 @@ int main(int argc, char **argv) {
   app.add_option("--vector-width", options.vectorWidth,
                  "f32 lanes of V (default: the host's, " +
                      std::to_string(host().vectorWidth) + ")")
+      ->check(CLI::Range(1, 1024));
+  options.workers = workerCount();
+  app.add_option("--workers", options.workers,
+                 "workers the model divides parallel loops among (default: "
+                 "the thread pool's, " +
+                     std::to_string(options.workers) + ")")
       ->check(CLI::Range(1, 1024));
   app.add_option("scheme", options.scheme,
                  "the scheme, e.g. \"R(j) T(64,k) U(6,i) U(2,j) V(j)\"")

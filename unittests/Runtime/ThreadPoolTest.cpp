@@ -2,9 +2,10 @@
 //
 // ttile_parallel_for (Support/ThreadPool.h) hands a loop to workers that
 // spin between loops and sleep when idle. These tests run loops back to
-// back (the workers spinning), after a pause (the workers asleep), and from
-// several threads at once, and check that every iteration ran exactly once
-// on a worker no other running iteration held. The TSan job of scripts/test
+// back (the workers spinning), after a pause (the workers asleep), from
+// several threads at once and beside threads that keep the CPUs busy, and
+// check that every iteration ran exactly once on a worker no other running
+// iteration held. The TSan job of scripts/test
 // runs this binary, so a race in publishing a loop fails here.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -85,6 +87,28 @@ TEST(ThreadPoolTest, LoopsFromManyThreadsRunEveryIterationOnce) {
     });
   for (std::thread &thread : threads)
     thread.join();
+}
+
+// Threads that keep every CPU busy deschedule the workers now and then; a
+// worker's block is then run by whoever is free (work stealing), and
+// still exactly once.
+TEST(ThreadPoolTest, LoopsOnABusyMachineRunEveryIterationOnce) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency());
+       ++t)
+    hogs.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed))
+        ;
+    });
+  for (int64_t loop = 0; loop < 2000; ++loop) {
+    LoopRecord record(1 + loop % 23);
+    record.run();
+    record.expectEachIterationRanOnce();
+  }
+  stop = true;
+  for (std::thread &hog : hogs)
+    hog.join();
 }
 
 } // namespace

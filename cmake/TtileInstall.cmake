@@ -58,6 +58,13 @@ target_link_libraries(ttile PRIVATE
 if(TARGET ttile_papi)
   target_link_libraries(ttile PRIVATE $<BUILD_INTERFACE:ttile_papi>)
 endif()
+# The API alone is exported: the components are compiled with hidden
+# visibility, and the version script also keeps local what their code
+# instantiates of the standard library's templates (default visibility by
+# the library's own attributes).
+set(TTILE_VERSION_SCRIPT ${PROJECT_SOURCE_DIR}/cmake/libttile.map)
+target_link_options(ttile PRIVATE "LINKER:--version-script=${TTILE_VERSION_SCRIPT}")
+set_property(TARGET ttile APPEND PROPERTY LINK_DEPENDS ${TTILE_VERSION_SCRIPT})
 # A missing symbol in a component must fail here, not in a consumer's link.
 # (Not under the sanitizers: their runtime is linked into executables only.)
 if(NOT TTILE_ENABLE_SANITIZERS)
@@ -68,8 +75,9 @@ target_include_directories(ttile PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-# The public headers are C++20.
-target_compile_features(ttile PUBLIC cxx_std_20)
+# The public headers need C++17 (ttile itself is C++20, privately):
+# examples/matmul is built as C++17 by scripts/test-examples.
+target_compile_features(ttile PUBLIC cxx_std_17)
 
 install(TARGETS ttile EXPORT ttileTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -105,3 +113,15 @@ install(FILES
   ${PROJECT_BINARY_DIR}/ttileConfig.cmake
   ${PROJECT_BINARY_DIR}/ttileConfigVersion.cmake
   DESTINATION ${TTILE_INSTALL_CMAKEDIR})
+
+# pkg-config, for builds without CMake: `cc app.c $(pkg-config --cflags
+# --libs ttile)`. The prefix is found from the .pc file's own place
+# (${pcfiledir}), so that an installation moved or made with
+# `cmake --install --prefix` elsewhere still finds its files.
+file(RELATIVE_PATH TTILE_PC_TO_PREFIX
+     /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" TTILE_PC_TO_PREFIX "${TTILE_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ttile.pc.in
+               ${PROJECT_BINARY_DIR}/ttile.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ttile.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

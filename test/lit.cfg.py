@@ -44,6 +44,11 @@ if os.path.isdir(config.ttile_tools_dir):
 for name in sorted(tools, key=lambda n: (-len(n), n)):
     config.substitutions.append(("%" + name, os.path.join(config.ttile_tools_dir, name)))
 
+# %ttile-library: the shared library consumers link, for checks of what it
+# exports.
+config.substitutions.append(
+    ("%ttile-library", os.path.join(config.ttile_obj_root, "lib", "libttile.so")))
+
 # Host features, for tests that check the assembly of host kernels:
 # `REQUIRES: avx512` or `REQUIRES: avx2`.
 try:

@@ -11,6 +11,12 @@
 #include <stdexcept>
 #include <string>
 
+// Exported from libttile.so, which is built with hidden visibility: a
+// consumer catches ttile::Error by its type.
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 namespace ttile {
 
 /// The broad category of an error, mirrored by the C API's status codes.
@@ -35,5 +41,9 @@ private:
 };
 
 } // namespace ttile
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif // TTILE_ERROR_H

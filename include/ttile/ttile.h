@@ -15,6 +15,13 @@
 
 #include <stdint.h>
 
+/* libttile.so exports what this header and ttile/Error.h declare, and
+   nothing else: ttile is compiled with hidden visibility, so that an engine
+   linking its own LLVM, fmt or JSON library never meets ttile's copies. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /*===--- The C API --------------------------------------------------------===*/
 
 #ifdef __cplusplus
@@ -193,6 +200,10 @@ const char *ttile_last_error(void);
 } /* extern "C" */
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
 /*===--- The C++ API ------------------------------------------------------===*/
 
 #ifdef __cplusplus
@@ -203,6 +214,10 @@ const char *ttile_last_error(void);
 #include <functional>
 #include <memory>
 #include <string>
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 namespace ttile {
 
@@ -302,7 +317,10 @@ struct TuneOptions {
 /// How the kernel an operator uses was found.
 struct TuneInfo {
   bool tuned = false;    ///< Found by tune(), now or in an earlier run.
-  bool cacheHit = false; ///< The last tune() linked a cached winner.
+  /// The kernel in use was linked from the cache: by tune(), or by the
+  /// first run() or scheme(), which look for a winner tuned in an earlier
+  /// process before they compile an untuned kernel.
+  bool cacheHit = false;
   double seconds = 0;    ///< Wall time of the last tune().
   int trials = 0;        ///< Candidates the last tune() measured.
   int rejected = 0;      ///< Candidates that failed to compile or check.
@@ -460,6 +478,10 @@ private:
 };
 
 } // namespace ttile
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif /* __cplusplus */
 

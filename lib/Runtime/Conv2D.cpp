@@ -23,7 +23,21 @@ struct Conv2D::Impl {
         zeroBias(problem.params().K) {}
 
   /// Conv2D::run(const RunArgs &), once the caller's buffers are checked.
-  void run(const RunArgs &args);
+  /// Defined in the class, so that it is inline and hidden: Impl is
+  /// declared in the public header but is no part of libttile.so's
+  /// interface.
+  void run(const RunArgs &args) {
+    runtime::checkRunArgs(problem.runShape(), args);
+    // An NCHW problem runs on the NHWC kernel, between two conversions.
+    runtime::LayoutConversion::KernelBuffers buffers =
+        layoutConversion.toKernel(args.input, zeroBias.orZeros(args.bias),
+                                  args.residual, args.output);
+    core.run(RunArgs{buffers.input,
+                     args.weights ? layoutConversion.kernelWeights(args.weights)
+                                  : nullptr,
+                     buffers.bias, buffers.residual, buffers.output});
+    layoutConversion.fromKernel(buffers, args.output);
+  }
 
   const runtime::ConvProblem problem;
   const runtime::LayoutConversion layoutConversion;
@@ -42,9 +56,7 @@ const Conv2DParams &Conv2D::params() const { return impl_->problem.params(); }
 int64_t Conv2D::outH() const { return impl_->problem.outH(); }
 int64_t Conv2D::outW() const { return impl_->problem.outW(); }
 int64_t Conv2D::flops() const { return impl_->problem.spec().flops(); }
-int64_t Conv2D::inputElements() const {
-  return impl_->problem.inputElements();
-}
+int64_t Conv2D::inputElements() const { return impl_->problem.inputElements(); }
 int64_t Conv2D::weightElements() const {
   return impl_->problem.weightElements();
 }
@@ -53,8 +65,7 @@ int64_t Conv2D::outputElements() const {
 }
 
 Conv2D &Conv2D::tune(const TuneOptions &options) {
-  runtime::withOutOfMemoryAsError("tune()",
-                                  [&] { impl_->core.tune(options); });
+  runtime::withOutOfMemoryAsError("tune()", [&] { impl_->core.tune(options); });
   return *this;
 }
 
@@ -75,19 +86,6 @@ void Conv2D::run(const float *input, const float *bias, float *output) const {
 
 void Conv2D::run(const RunArgs &args) const {
   runtime::withOutOfMemoryAsError("run()", [&] { impl_->run(args); });
-}
-
-void Conv2D::Impl::run(const RunArgs &args) {
-  runtime::checkRunArgs(problem.runShape(), args);
-  // An NCHW problem runs on the NHWC kernel, between two conversions.
-  runtime::LayoutConversion::KernelBuffers buffers = layoutConversion.toKernel(
-      args.input, zeroBias.orZeros(args.bias), args.residual,
-      args.output);
-  core.run(RunArgs{
-      buffers.input,
-      args.weights ? layoutConversion.kernelWeights(args.weights) : nullptr,
-      buffers.bias, buffers.residual, buffers.output});
-  layoutConversion.fromKernel(buffers, args.output);
 }
 
 void Conv2D::setWeights(const float *weights) {

@@ -6,6 +6,7 @@
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
+#include "Search/CandidateDraws.h"
 #include "Search/DataMovementModel.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"
@@ -26,9 +27,10 @@ namespace {
 /// Draws per measured candidate when ranking by the model: enough for the
 /// ranking to matter, few enough to rank in milliseconds.
 constexpr int kModelDrawsPerTrial = 10;
-/// Attempts to find distinct candidates before accepting fewer: a small
-/// space can hold fewer candidates than trials asked for.
-constexpr int kDrawAttemptsPerTrial = 20;
+/// Candidates drawn, ranked and measured at a time (CandidateDraws.h): the
+/// default trials fit in one batch, and a budget of millions of trials
+/// draws no more before its first measurement than one of 256.
+constexpr int kTrialsPerBatch = 256;
 /// Points checked against the reference per candidate: a wrong kernel is
 /// wrong almost everywhere, and large layers must check quickly. Outputs up
 /// to kFullCheckElements are checked in full.
@@ -85,7 +87,10 @@ measure::Measurement timeCandidate(const Finalist &candidate,
     protocol.maxRemeasures = 0;
   }
   return measure::measure(
-      [&] { candidate.checked.kernel.run(candidate.checked.arguments.pointers()); }, protocol);
+      [&] {
+        candidate.checked.kernel.run(candidate.checked.arguments.pointers());
+      },
+      protocol);
 }
 
 /// Inserts `candidate` into `finalists` (fastest first), keeping at most
@@ -112,39 +117,9 @@ SearchSpace spaceFor(const spec::Spec &spec) {
                      host().vectorWidth, packBudget, workerCount());
 }
 
-std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
-                                           uint64_t seed, int trials,
-                                           int draws) {
-  std::mt19937_64 random(seed);
-  std::vector<scheme::Scheme> candidates;
-  std::set<std::string> seen;
-  for (int attempt = 0; attempt < draws * kDrawAttemptsPerTrial &&
-                        static_cast<int>(candidates.size()) < draws;
-       ++attempt) {
-    scheme::Scheme candidate = space.sample(random);
-    if (seen.insert(scheme::printScheme(candidate)).second)
-      candidates.push_back(std::move(candidate));
-  }
-  if (draws > trials) {
-    DataMovementModel model =
-        DataMovementModel::forHost(host(), space.workers());
-    std::vector<std::pair<double, size_t>> ranked;
-    for (size_t i = 0; i < candidates.size(); ++i)
-      ranked.emplace_back(
-          model.cost(candidates[i], space.spec(), host().vectorWidth), i);
-    std::sort(ranked.begin(), ranked.end()); // Ties keep the draw order.
-    std::vector<scheme::Scheme> best;
-    for (size_t i = 0; i < ranked.size() && static_cast<int>(best.size()) < trials;
-         ++i)
-      best.push_back(candidates[ranked[i].second]);
-    candidates = std::move(best);
-  }
-  return candidates;
-}
-
-std::optional<CheckedKernel> compileAndCheck(const spec::Spec &spec,
-                                             const scheme::Scheme &scheme,
-                                             const measure::TensorBuffers &buffers) {
+std::optional<CheckedKernel>
+compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
+                const measure::TensorBuffers &buffers) {
   std::string text = scheme::printScheme(scheme);
   try {
     jit::Kernel kernel = jit::compileKernel(spec, scheme);
@@ -177,52 +152,65 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                 std::to_string(options.trials));
   Clock::time_point start = Clock::now();
   SearchSpace space = spaceFor(spec);
-  int draws = options.strategy == Strategy::ModelRanked
-                  ? options.trials * kModelDrawsPerTrial
-                  : options.trials;
-  std::vector<scheme::Scheme> candidates =
-      drawCandidates(space, options.seed, options.trials, draws);
+  CandidateDraws draws(space, options.seed);
   measure::TensorBuffers buffers(spec, options.seed);
   const double peak = measure::measuredPeakFlops();
   const double flops = static_cast<double>(spec.flops());
+  auto timeIsUp = [&] {
+    return options.maxSeconds > 0 && secondsSince(start) > options.maxSeconds;
+  };
 
-  // The fastest candidates so far, fastest first.
+  // The fastest candidates so far, fastest first. The budget is the
+  // smallest of the trials, the seconds (once a candidate has been
+  // measured) and the space: tuning ends at the first one reached.
   std::vector<Finalist> finalists;
   int measured = 0, rejected = 0;
-  for (const scheme::Scheme &candidate : candidates) {
-    if (!finalists.empty() && options.maxSeconds > 0 &&
-        secondsSince(start) > options.maxSeconds)
-      break;
-    std::optional<CheckedKernel> checked =
-        compileAndCheck(spec, candidate, buffers);
-    if (!checked) {
-      ++rejected;
-      continue;
-    }
-    ++measured;
-    bool longKernel = checked->firstRunSeconds > options.measure.minSeconds;
-    Finalist finalist{std::move(*checked), {}, longKernel};
-    double hopeless = finalist.longKernel ? kHopelessSlowdownLongKernel
-                                          : kHopelessSlowdown;
-    double firstRunSeconds = finalist.checked.firstRunSeconds;
-    if (!finalists.empty() &&
-        firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
-      log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
-                  firstRunSeconds * 1e3,
-                  scheme::printScheme(finalist.checked.kernel.scheme()));
-    } else {
-      finalist.timing =
-          timeCandidate(finalist, options.measure);
-      log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
-                  flops / finalist.timing.medianSeconds * 1e-9,
-                  scheme::printScheme(finalist.checked.kernel.scheme()));
-      keepFastest(finalists, std::move(finalist));
-    }
-    if (options.progress && !finalists.empty()) {
-      double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
-      options.progress({measured, static_cast<int>(candidates.size()),
-                        secondsSince(start), gflops, 100 * gflops * 1e9 / peak,
-                        scheme::printScheme(finalists.front().checked.kernel.scheme())});
+  while (draws.returned() < options.trials && !draws.exhausted() &&
+         !(timeIsUp() && !finalists.empty())) {
+    int count = static_cast<int>(
+        std::min<int64_t>(kTrialsPerBatch, options.trials - draws.returned()));
+    std::vector<scheme::Scheme> batch =
+        draws.next(count, options.strategy == Strategy::ModelRanked
+                              ? count * kModelDrawsPerTrial
+                              : count);
+    // The progress callback's total: the trials, or the space's size once
+    // it is known to hold fewer.
+    int total =
+        draws.exhausted() ? static_cast<int>(draws.returned()) : options.trials;
+    for (const scheme::Scheme &candidate : batch) {
+      if (!finalists.empty() && timeIsUp())
+        break;
+      std::optional<CheckedKernel> checked =
+          compileAndCheck(spec, candidate, buffers);
+      if (!checked) {
+        ++rejected;
+        continue;
+      }
+      ++measured;
+      bool longKernel = checked->firstRunSeconds > options.measure.minSeconds;
+      Finalist finalist{std::move(*checked), {}, longKernel};
+      double hopeless =
+          finalist.longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
+      double firstRunSeconds = finalist.checked.firstRunSeconds;
+      if (!finalists.empty() &&
+          firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
+        log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
+                    firstRunSeconds * 1e3,
+                    scheme::printScheme(finalist.checked.kernel.scheme()));
+      } else {
+        finalist.timing = timeCandidate(finalist, options.measure);
+        log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
+                    flops / finalist.timing.medianSeconds * 1e-9,
+                    scheme::printScheme(finalist.checked.kernel.scheme()));
+        keepFastest(finalists, std::move(finalist));
+      }
+      if (options.progress && !finalists.empty()) {
+        double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
+        options.progress(
+            {measured, total, secondsSince(start), gflops,
+             100 * gflops * 1e9 / peak,
+             scheme::printScheme(finalists.front().checked.kernel.scheme())});
+      }
     }
   }
   if (finalists.empty())
@@ -266,8 +254,12 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
         return a.timing.minSeconds < b.timing.minSeconds;
       });
   double gflops = flops / winner.timing.medianSeconds * 1e-9;
-  TuneResult best{std::move(winner.checked.kernel), winner.timing, gflops,
-                  100 * gflops * 1e9 / peak, measured, rejected,
+  TuneResult best{std::move(winner.checked.kernel),
+                  winner.timing,
+                  gflops,
+                  100 * gflops * 1e9 / peak,
+                  measured,
+                  rejected,
                   secondsSince(start)};
   log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "
              "peak) with {}",

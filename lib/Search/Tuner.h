@@ -91,13 +91,6 @@ scheme::Scheme untunedScheme(const spec::Spec &spec);
 /// its L2.
 SearchSpace spaceFor(const spec::Spec &spec);
 
-/// `trials` distinct candidates of `space` in the order tune() measures
-/// them: `draws` seeded random ones, of which the `trials` the model ranks
-/// best when draws > trials. Fewer when the space holds fewer.
-std::vector<scheme::Scheme> drawCandidates(const SearchSpace &space,
-                                           uint64_t seed, int trials,
-                                           int draws);
-
 struct CheckedKernel {
   jit::Kernel kernel;
   /// The buffers it runs on: the constant tensors laid out for it.

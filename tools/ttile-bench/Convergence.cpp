@@ -9,6 +9,7 @@
 #include "Runtime/ConvParams.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
+#include "Search/CandidateDraws.h"
 #include "Search/DataMovementModel.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"

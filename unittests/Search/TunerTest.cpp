@@ -15,6 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <limits>
+#include <utility>
+
 namespace ttile::search {
 namespace {
 
@@ -122,6 +126,52 @@ TEST(Tuner, UntunedSchemeIsValidForEveryPaperLayer) {
         scheme::validateScheme(untunedScheme(spec), spec, host().vectorWidth))
         << layer.name;
   }
+}
+
+/// Seconds `tune(spec, options)` takes, with its result.
+std::pair<double, TuneResult> timedTune(const spec::Spec &spec,
+                                        const TuneOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  TuneResult result = tune(spec, options);
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count(),
+          std::move(result)};
+}
+
+// The budget is the smallest of the trials, the seconds and the space
+// (#25): INT_MAX trials once overflowed the draw count and measured
+// nothing, 2^27 ran for ever on a space of a few candidates.
+TEST(Tuner, HugeTrialsEndWithTheSpace) {
+  spec::ConvShape shape; // A space of about a dozen candidates.
+  shape.K = 32;
+  shape.C = 4;
+  shape.outH = shape.outW = 4;
+  shape.R = shape.S = 1;
+  spec::Spec tiny = spec::conv2d(shape);
+  for (int trials : {std::numeric_limits<int>::max(), 1 << 27}) {
+    TuneOptions options = quickOptions(Strategy::ModelRanked);
+    options.trials = trials;
+    auto [seconds, result] = timedTune(tiny, options);
+    EXPECT_GT(result.trials, 1) << trials;
+    EXPECT_LT(result.trials, 1000) << trials;
+    EXPECT_LT(seconds, 30) << trials;
+    expectCorrect(result.kernel);
+  }
+}
+
+// 30,000 trials with a one-second limit once spent 10.8 s drawing, and
+// measured a single candidate.
+TEST(Tuner, ManyTrialsHonourTheSecondsLimit) {
+  TuneOptions options = quickOptions(Strategy::ModelRanked);
+  options.trials = 30000;
+  options.maxSeconds = 1;
+  auto [seconds, result] = timedTune(smallConv(), options);
+  EXPECT_GT(result.trials, 3);
+  EXPECT_LT(result.trials, 30000);
+  // The limit, plus the final rounds and one candidate's overshoot; loose
+  // for sanitizer builds and shared machines.
+  EXPECT_LT(seconds, 6);
 }
 
 TEST(Tuner, RejectsZeroTrials) {

@@ -312,6 +312,10 @@ struct TuneOptions {
   uint64_t seed = 1;  ///< Of the random draws of candidates.
   /// Called on the tuning thread after each candidate; may be empty.
   std::function<void(const TuneProgress &)> progress;
+  /// How long to wait for another process (or object) tuning the same
+  /// problem, whose winner is then used, before tuning without waiting
+  /// longer (a warning says so). 0 does not wait; infinity waits for ever.
+  double lockWaitSeconds = 300;
 };
 
 /// How the kernel an operator uses was found.

@@ -164,10 +164,11 @@ bool KernelCache::store(const CacheKey &key, const KernelEntry &entry) const {
   return store_ && store_->write(kKind, key.str(), encodeKernelEntry(entry));
 }
 
-KeyLock KernelCache::lockForTuning(const CacheKey &key) const {
+KeyLock KernelCache::lockForTuning(
+    const CacheKey &key, std::chrono::duration<double> waitLimit) const {
   if (!store_)
     return KeyLock();
-  return KeyLock(*store_, kKind, key.str());
+  return KeyLock(*store_, kKind, key.str(), waitLimit);
 }
 
 std::optional<jit::Kernel> linkEntry(const spec::Spec &spec,

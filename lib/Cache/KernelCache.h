@@ -39,6 +39,7 @@
 #include "JIT/Kernel.h"
 #include "Spec/Spec.h"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -110,8 +111,11 @@ public:
   std::optional<KernelEntry> load(const CacheKey &key) const;
   /// False when disabled, or (logged) when the write fails.
   bool store(const CacheKey &key, const KernelEntry &entry) const;
-  /// The lock of the protocol above; one that holds nothing when disabled.
-  KeyLock lockForTuning(const CacheKey &key) const;
+  /// The lock of the protocol above, waited for `waitLimit` at most (see
+  /// KeyLock); one that holds nothing when disabled.
+  KeyLock lockForTuning(const CacheKey &key,
+                        std::chrono::duration<double> waitLimit =
+                            std::chrono::duration<double>::max()) const;
 
 private:
   std::optional<RecordStore> store_;

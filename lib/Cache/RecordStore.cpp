@@ -30,10 +30,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 namespace ttile::cache {
@@ -479,8 +481,45 @@ int RecordStore::clear() const {
   return removed;
 }
 
+namespace {
+
+/// Takes the flock of `fd`, waiting for `waitLimit` at most. True when
+/// taken; false, with `error` clear, when the limit passed first.
+bool lockWithin(int fd, std::chrono::duration<double> waitLimit,
+                std::error_code &error) {
+  using Clock = std::chrono::steady_clock;
+  if (waitLimit == std::chrono::duration<double>::max()) {
+    while (::flock(fd, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        error = lastError();
+        return false;
+      }
+    return true;
+  }
+  // flock cannot time out: poll, sleeping a little longer each time (the
+  // holder is tuning for seconds; a millisecond late costs nothing).
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(waitLimit);
+  for (auto pause = std::chrono::milliseconds(1);;
+       pause = std::min(2 * pause, std::chrono::milliseconds(50))) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+      return true;
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      error = lastError();
+      return false;
+    }
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
+      return false;
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(pause, deadline - now));
+  }
+}
+
+} // namespace
+
 KeyLock::KeyLock(const RecordStore &store, std::string_view kind,
-                 std::string_view key) {
+                 std::string_view key, std::chrono::duration<double> waitLimit) {
   fs::path path = store.pathFor(kind, key);
   path += kLockExtension;
   std::error_code error;
@@ -491,12 +530,16 @@ KeyLock::KeyLock(const RecordStore &store, std::string_view kind,
     if (fd < 0)
       error = lastError();
   }
-  while (!error && ::flock(fd, LOCK_EX) != 0)
-    if (errno != EINTR) {
-      error = lastError();
-      ::close(fd);
-    }
+  if (!error && !lockWithin(fd, waitLimit, error) && !error) {
+    ::close(fd);
+    log().warn("waited {:.1f} s for {}, which another tuner of the same "
+               "problem holds; going on without it (the lock wait limit)",
+               waitLimit.count(), path.string());
+    return;
+  }
   if (error) {
+    if (fd >= 0)
+      ::close(fd);
     if (reportOnce("lock " + path.string()))
       log().warn("cannot lock {}: {}; going on without the lock",
                  path.string(), error.message());

@@ -18,6 +18,7 @@
 #define TTILE_CACHE_RECORDSTORE_H
 
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -102,11 +103,16 @@ private:
 /// them when their process dies, so a crash never leaves a stale lock. Each
 /// KeyLock opens the file anew, which is what makes it exclude other
 /// threads of the same process too; a thread that takes the lock of a key
-/// it already holds therefore waits forever.
+/// it already holds therefore waits until its wait limit.
 class KeyLock {
 public:
-  /// Blocks until the lock is free.
-  KeyLock(const RecordStore &store, std::string_view kind, std::string_view key);
+  /// Blocks until the lock is free, or for `waitLimit` at most: a holder
+  /// that is stopped (SIGSTOP, a debugger) would otherwise keep every later
+  /// tuner of its key waiting for ever. After the limit, the lock holds
+  /// nothing, and a warning says that the caller goes on without it.
+  KeyLock(const RecordStore &store, std::string_view kind, std::string_view key,
+          std::chrono::duration<double> waitLimit =
+              std::chrono::duration<double>::max());
   /// A lock that holds nothing, for a disabled cache.
   KeyLock() = default;
   KeyLock(KeyLock &&other) noexcept;

@@ -54,6 +54,10 @@ void checkTuneOptions(const TuneOptions &options) {
     throw Error(fmt::format("seconds ({}) must be a finite number of seconds, "
                             "or 0 for no limit",
                             options.seconds));
+  if (!(options.lockWaitSeconds >= 0))
+    throw Error(fmt::format("lockWaitSeconds ({}) must be a number of seconds "
+                            "of at least 0, or infinity",
+                            options.lockWaitSeconds));
 }
 
 search::TuneOptions searchOptions(const TuneOptions &options) {
@@ -172,7 +176,12 @@ void TunedKernel::tune(const TuneOptions &options) {
 
   // The protocol of Cache/KernelCache.h: another process (or object) may
   // be tuning this very problem; wait for it and take its winner.
-  cache::KeyLock lock = cache.lockForTuning(key);
+  // A stopped holder must not stall this tuner for ever: after the wait
+  // limit it tunes on its own.
+  cache::KeyLock lock = cache.lockForTuning(
+      key, std::isinf(options.lockWaitSeconds)
+               ? std::chrono::duration<double>::max()
+               : std::chrono::duration<double>(options.lockWaitSeconds));
   if (useCached())
     return;
   search::TuneResult result =

@@ -3,6 +3,7 @@
 #include "Cache/RecordStore.h"
 
 #include "CacheTestUtil.h"
+#include "LogCapture.h"
 
 #include <gtest/gtest.h>
 
@@ -393,6 +394,42 @@ TEST(KeyLockTest, ExcludesAnotherThread) {
   }
   EXPECT_TRUE(second.get()) << "the second lock was taken before the first "
                                "one was released";
+}
+
+// A holder that never lets go (a stopped process) delays a tuner by the
+// wait limit at most (#25); the lock then holds nothing, and says so.
+TEST(KeyLockTest, GivesUpAfterItsWaitLimit) {
+  TemporaryDirectory directory;
+  RecordStore store(directory.path());
+  KeyLock holder(store, kKind, kKey);
+  ASSERT_TRUE(holder.held());
+  testing::LogCapture capture;
+  auto start = std::chrono::steady_clock::now();
+  KeyLock waiter(store, kKind, kKey, std::chrono::milliseconds(200));
+  double waited = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  EXPECT_FALSE(waiter.held());
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 5);
+  EXPECT_EQ(capture.count(spdlog::level::warn, "going on without it"), 1)
+      << capture.str();
+  EXPECT_FALSE(KeyLock(store, kKind, kKey, std::chrono::seconds(0)).held());
+}
+
+TEST(KeyLockTest, AWaitLimitStillTakesAFreedLock) {
+  TemporaryDirectory directory;
+  RecordStore store(directory.path());
+  std::future<bool> second;
+  {
+    KeyLock first(store, kKind, kKey);
+    second = std::async(std::launch::async, [&] {
+      return KeyLock(store, kKind, kKey, std::chrono::seconds(30)).held();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(second.get());
+  EXPECT_TRUE(KeyLock(store, kKind, kKey, std::chrono::seconds(0)).held());
 }
 
 TEST(KeyLockTest, KeysAreIndependent) {

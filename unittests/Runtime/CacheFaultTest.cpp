@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -277,6 +278,35 @@ TEST_F(CacheFaultTest, RecordsOfAnotherCpuAreNeverUsed) {
   EXPECT_EQ(testing::readWholeFile(foreignPath), good.withKey(foreignKey));
   EXPECT_EQ(cache.records().size(), 2u);
   EXPECT_TRUE(log.messages().empty()) << log.str();
+}
+
+/// Another tuner of the same problem that never lets go of the lock (a
+/// stopped process) delays tune() by lockWaitSeconds at most; it then
+/// tunes on its own, says so, and stores its winner.
+TEST_F(CacheFaultTest, AStuckLockHolderDelaysTuneByTheWaitLimitAtMost) {
+  cache::KeyLock stuck = cache::KernelCache().lockForTuning(key());
+  ASSERT_TRUE(stuck.held());
+  LogCapture log(warn);
+  Conv2D conv(params);
+  TuneOptions options = quickTune();
+  options.lockWaitSeconds = 0.2;
+  conv.tune(options);
+  EXPECT_TRUE(conv.tuneInfo().tuned);
+  EXPECT_FALSE(conv.tuneInfo().cacheHit);
+  EXPECT_EQ(log.count(warn, "going on without it"), 1) << log.str();
+  EXPECT_TRUE(fs::exists(recordPath()));
+}
+
+TEST_F(CacheFaultTest, LockWaitSecondsMustBeANumberOfSeconds) {
+  Conv2D conv(params);
+  for (double bad : {-1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    TuneOptions options = quickTune();
+    options.lockWaitSeconds = bad;
+    EXPECT_THROW(conv.tune(options), Error) << bad;
+  }
+  TuneOptions forever = quickTune();
+  forever.lockWaitSeconds = std::numeric_limits<double>::infinity();
+  EXPECT_NO_THROW(conv.tune(forever));
 }
 
 /// A read-only directory: records are read but none can be written or

@@ -196,7 +196,10 @@ void TunedKernel::tune(const TuneOptions &options) {
   entry.gflops = result.gflops;
   entry.trials = result.trials;
   entry.tuningSeconds = result.seconds;
-  cache.store(key, entry);
+  // Figures measured on a busy machine (search::TuneResult::settled) are
+  // not stored: the next process tunes again rather than trust them.
+  if (result.settled)
+    cache.store(key, entry);
 
   TuneInfo info = infoFromEntry(entry);
   info.cacheHit = false;

@@ -71,7 +71,29 @@ struct TuneResult {
   int trials = 0;           ///< Candidates measured.
   int rejected = 0;         ///< Candidates that failed to compile or check.
   double seconds = 0;       ///< Wall time of tune().
+  /// The final rounds agreed with the winner's trial on a quiet machine
+  /// (Tuner.cpp): its figures may be stored. Otherwise the kernel is still
+  /// the best found, but its figures may be a busy machine's.
+  bool settled = true;
 };
+
+/// Whether a tuning's final rounds can be believed (tune() measures them
+/// again, up to three times in all, until they can): the machine was quiet,
+/// as the peak probe timed in the same rounds shows, and the winner ran
+/// about as fast as in its own trial.
+struct FinalVerdict {
+  double probeShare = 1;     ///< The probe's median speed over the peak.
+  double winnerSlowdown = 1; ///< The winner's final median over its trial's.
+  bool settled() const;
+  std::string str() const;
+};
+
+/// The verdict on final rounds: `timings` holds the finalists' and, last,
+/// the peak probe's; `trialSeconds` the finalists' trial medians. The
+/// winner is the finalist with the fastest round.
+FinalVerdict judgeFinalRounds(const std::vector<measure::Measurement> &timings,
+                              const std::vector<double> &trialSeconds,
+                              double probeFlopsPerCall, double peakFlops);
 
 /// Tunes `spec`. Throws ttile::Error only when not a single candidate could
 /// be compiled and checked, which the fallback of the search space makes a

@@ -299,6 +299,8 @@ enum class AutoPad {
 void setAutoPad(Conv2DParams &params, AutoPad autoPad);
 
 /// Where tuning stands, reported after each candidate measured.
+/// What tune() tells its progress callback: after each candidate measured,
+/// and once, with trial = trials = 0, when it takes a cached winner.
 struct TuneProgress {
   int trial = 0;  ///< Candidates measured so far.
   int trials = 0; ///< Candidates that will be measured at most.
@@ -316,6 +318,10 @@ struct TuneOptions {
   /// problem, whose winner is then used, before tuning without waiting
   /// longer (a warning says so). 0 does not wait; infinity waits for ever.
   double lockWaitSeconds = 300;
+  /// Tune even when the cache holds a winner, and replace it. Without it,
+  /// a cached winner is used when its tuning was asked for at least these
+  /// trials (or measured its whole space).
+  bool retune = false;
 };
 
 /// How the kernel an operator uses was found.
@@ -410,6 +416,12 @@ public:
   using TuneInfo = ttile::TuneInfo;
   TuneInfo tuneInfo() const;
 
+  /// Whether tune(options) would take its winner from the cache rather
+  /// than tune: a winner of this problem is stored, tuned with at least
+  /// options.trials (and options.retune is false). Reads one record;
+  /// compiles and measures nothing.
+  bool isCached(const TuneOptions &options = {}) const;
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -475,6 +487,8 @@ public:
 
   std::string scheme() const;
   TuneInfo tuneInfo() const;
+  /// As Conv2D::isCached().
+  bool isCached(const TuneOptions &options = {}) const;
 
 private:
   struct Impl;

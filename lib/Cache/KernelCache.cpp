@@ -87,6 +87,7 @@ std::string encodeKernelEntry(const KernelEntry &entry) {
       {"percentOfPeak", entry.percentOfPeak},
       {"gflops", entry.gflops},
       {"trials", entry.trials},
+      {"trialsAsked", entry.trialsAsked},
       {"tuningSeconds", entry.tuningSeconds},
       {"objectBytes", entry.objectCode.size()},
   };
@@ -111,6 +112,7 @@ std::optional<KernelEntry> decodeKernelEntry(std::string_view payload,
     return reject("the header is not a JSON object");
   KernelEntry entry;
   std::optional<int> trials;
+  std::optional<int> trialsAsked;
   std::optional<uint64_t> objectBytes;
   try {
     header.at("scheme").get_to(entry.scheme);
@@ -119,6 +121,9 @@ std::optional<KernelEntry> decodeKernelEntry(std::string_view payload,
     header.at("percentOfPeak").get_to(entry.percentOfPeak);
     header.at("gflops").get_to(entry.gflops);
     trials = exactInteger<int>(header.at("trials"));
+    trialsAsked = header.contains("trialsAsked")
+                      ? exactInteger<int>(header.at("trialsAsked"))
+                      : trials;
     header.at("tuningSeconds").get_to(entry.tuningSeconds);
     objectBytes = exactInteger<uint64_t>(header.at("objectBytes"));
   } catch (const nlohmann::json::exception &error) {
@@ -126,9 +131,12 @@ std::optional<KernelEntry> decodeKernelEntry(std::string_view payload,
   }
   if (!trials || *trials < 0)
     return reject("bad header: trials is not a count");
+  if (!trialsAsked || *trialsAsked < 0)
+    return reject("bad header: trialsAsked is not a count");
   if (!objectBytes)
     return reject("bad header: objectBytes is not a size");
   entry.trials = *trials;
+  entry.trialsAsked = *trialsAsked;
   std::string_view object = payload.substr(newline + 1);
   if (*objectBytes != object.size())
     return reject("the header announces " + std::to_string(*objectBytes) +

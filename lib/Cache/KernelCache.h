@@ -85,6 +85,10 @@ struct KernelEntry {
   double percentOfPeak = 0;
   double gflops = 0;
   int trials = 0; ///< Candidates measured while tuning.
+  /// The trials the tuning was asked for, or INT_MAX when it measured the
+  /// whole space: a later tune() asking for more than this tunes again.
+  /// Records of 0.7.0 and before lack it; it is then `trials`.
+  int trialsAsked = 0;
   double tuningSeconds = 0;
 };
 

@@ -106,4 +106,9 @@ std::string Conv2D::scheme() const {
 
 TuneInfo Conv2D::tuneInfo() const { return impl_->core.info(); }
 
+bool Conv2D::isCached(const TuneOptions &options) const {
+  return runtime::withOutOfMemoryAsError(
+      "isCached()", [&] { return impl_->core.isCached(options); });
+}
+
 } // namespace ttile

@@ -84,4 +84,9 @@ std::string MatMul::scheme() const {
 
 TuneInfo MatMul::tuneInfo() const { return impl_->core.info(); }
 
+bool MatMul::isCached(const TuneOptions &options) const {
+  return runtime::withOutOfMemoryAsError(
+      "isCached()", [&] { return impl_->core.isCached(options); });
+}
+
 } // namespace ttile

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace ttile::runtime {
 namespace {
@@ -128,10 +129,16 @@ void TunedKernel::publish(std::shared_ptr<const jit::Kernel> kernel) {
 
 std::optional<TunedKernel::Found>
 TunedKernel::findCached(const cache::KernelCache &cache,
-                        const cache::CacheKey &key) const {
+                        const cache::CacheKey &key, int trials) const {
   std::optional<cache::KernelEntry> entry = cache.load(key);
   if (!entry)
     return std::nullopt;
+  if (entry->trialsAsked < trials) {
+    log().info("{} {}: the cached winner was tuned with {} trials, {} are "
+               "asked: tuning again",
+               problem_.opName(), problem_.str(), entry->trialsAsked, trials);
+    return std::nullopt;
+  }
   std::optional<jit::Kernel> linked =
       cache::linkEntry(problem_.spec(), *entry);
   if (!linked)
@@ -164,10 +171,16 @@ void TunedKernel::tune(const TuneOptions &options) {
   cache::KernelCache cache;
   cache::CacheKey key = problem_.cacheKey();
   auto useCached = [&] {
-    std::optional<Found> cached = findCached(cache, key);
+    if (options.retune)
+      return false;
+    std::optional<Found> cached = findCached(cache, key, options.trials);
     if (cached) {
       cached->info.seconds = watch.seconds();
       use(std::move(cached->kernel), cached->info);
+      // A hit reports once, measuring nothing, what it serves.
+      if (options.progress)
+        options.progress(
+            TuneProgress{0, 0, cached->info.seconds, cached->info.gflops});
     }
     return cached.has_value();
   };
@@ -195,10 +208,14 @@ void TunedKernel::tune(const TuneOptions &options) {
   entry.percentOfPeak = result.percentOfPeak;
   entry.gflops = result.gflops;
   entry.trials = result.trials;
+  entry.trialsAsked = result.exhaustedSpace
+                          ? std::numeric_limits<int>::max()
+                          : options.trials;
   entry.tuningSeconds = result.seconds;
-  // Figures measured on a busy machine (search::TuneResult::settled) are
-  // not stored: the next process tunes again rather than trust them.
-  if (result.settled)
+  // Figures that disagree with the winner's own trial
+  // (search::TuneResult::agreesWithTrial) are not stored: the next process
+  // tunes again rather than trust them.
+  if (result.agreesWithTrial)
     cache.store(key, entry);
 
   TuneInfo info = infoFromEntry(entry);
@@ -246,6 +263,15 @@ std::string TunedKernel::scheme() {
 TuneInfo TunedKernel::info() const {
   std::lock_guard lock(mutex_);
   return info_;
+}
+
+bool TunedKernel::isCached(const TuneOptions &options) const {
+  checkTuneOptions(options);
+  if (options.retune)
+    return false;
+  std::optional<cache::KernelEntry> entry =
+      cache::KernelCache().load(problem_.cacheKey());
+  return entry && entry->trialsAsked >= options.trials;
 }
 
 } // namespace ttile::runtime

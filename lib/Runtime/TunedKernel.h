@@ -60,6 +60,8 @@ public:
 
   std::string scheme();
   TuneInfo info() const;
+  /// Whether tune(options) would use a cached winner.
+  bool isCached(const TuneOptions &options) const;
 
 private:
   struct Found {
@@ -71,10 +73,12 @@ private:
   const jit::Kernel &kernelForRun();
   /// Makes `kernel` the one in use; the caller holds mutex_.
   void publish(std::shared_ptr<const jit::Kernel> kernel);
-  /// The cache's kernel for this problem, linked; none when there is none
-  /// or it cannot be used (logged; tune() then replaces it).
+  /// The cache's kernel for this problem, linked; none when there is none,
+  /// when it was tuned with fewer than `trials` asked, or when it cannot be
+  /// used (logged; tune() then replaces it).
   std::optional<Found> findCached(const cache::KernelCache &cache,
-                                  const cache::CacheKey &key) const;
+                                  const cache::CacheKey &key,
+                                  int trials = 1) const;
   void use(std::shared_ptr<const jit::Kernel> newKernel,
            const TuneInfo &newInfo);
 

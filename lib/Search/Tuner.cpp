@@ -71,7 +71,8 @@ constexpr int kFinalRounds = 7;
 /// 478). The winner's median may be this many times its trial's; the peak
 /// probe's median in the same rounds must reach this share of the
 /// process's peak. Otherwise the rounds are measured again, up to
-/// kFinalAttempts times in all.
+/// kFinalAttempts times in all; a winner that still disagrees is not stored
+/// (FinalVerdict in Tuner.h).
 constexpr double kFinalSlowdownLimit = 2.0;
 constexpr double kQuietPeakShare = 0.75;
 constexpr int kFinalAttempts = 3;
@@ -277,10 +278,14 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     log().info("final rounds of {}, attempt {}: {}; measuring again",
                spec.str(), attempt, verdict.str());
   }
-  if (!verdict.settled())
+  if (!verdict.agrees())
     log().warn("tuning {}: {} in {} attempts; the winner is used but not "
                "stored in the cache, so that a quieter run tunes it again",
                spec.str(), verdict.str(), kFinalAttempts);
+  else if (!verdict.quiet())
+    log().info("tuning {}: the machine stayed busy ({}); the figures may "
+               "be low",
+               spec.str(), verdict.str());
   // The fastest round decides: in a round every finalist runs on the same
   // machine, and other work only ever slows a round down, though not every
   // kernel alike (in a slow spell of ResNet50-13, five finalists lost
@@ -299,7 +304,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                   measured,
                   rejected,
                   secondsSince(start),
-                  verdict.settled()};
+                  verdict.agrees(),
+                  draws.exhausted()};
   log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "
              "peak) with {}",
              spec.str(), best.seconds, measured, best.gflops,
@@ -307,8 +313,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   return best;
 }
 
-bool FinalVerdict::settled() const {
-  return probeShare >= kQuietPeakShare && winnerSlowdown <= kFinalSlowdownLimit;
+bool FinalVerdict::quiet() const { return probeShare >= kQuietPeakShare; }
+bool FinalVerdict::agrees() const {
+  return winnerSlowdown <= kFinalSlowdownLimit;
 }
 
 std::string FinalVerdict::str() const {

@@ -467,6 +467,47 @@ TEST_F(Conv2DTest, RunsUntunedWithoutTune) {
 
 //===--- The cache --------------------------------------------------------===//
 
+// A winner tuned with fewer trials than asked is tuned again (a 3-trial
+// winner was once served to tune(trials = 20)); retune always tunes; and
+// isCached() says which, without tuning.
+TEST_F(Conv2DTest, ACacheHitHonoursTheTrialsAsked) {
+  Conv2DParams p = smallLayer();
+  TuneOptions two = quickTune();
+  two.trials = 2;
+  Conv2D conv(p);
+  EXPECT_FALSE(conv.isCached(two));
+  conv.tune(two);
+  EXPECT_FALSE(conv.tuneInfo().cacheHit);
+  EXPECT_TRUE(conv.isCached(two));
+
+  TuneOptions one = two;
+  one.trials = 1;
+  Conv2D fewer(p);
+  EXPECT_TRUE(fewer.isCached(one));
+  fewer.tune(one);
+  EXPECT_TRUE(fewer.tuneInfo().cacheHit);
+
+  TuneOptions three = two;
+  three.trials = 3;
+  Conv2D more(p);
+  EXPECT_FALSE(more.isCached(three));
+  more.tune(three);
+  EXPECT_FALSE(more.tuneInfo().cacheHit);
+  EXPECT_EQ(more.tuneInfo().trials, 3);
+  EXPECT_TRUE(Conv2D(p).isCached(three));
+
+  TuneOptions again = one;
+  again.retune = true;
+  Conv2D retuned(p);
+  EXPECT_FALSE(retuned.isCached(again));
+  retuned.tune(again);
+  EXPECT_FALSE(retuned.tuneInfo().cacheHit);
+  EXPECT_EQ(retuned.tuneInfo().trials, 1);
+  // The retune replaced the record: it now holds a 1-trial winner.
+  EXPECT_FALSE(Conv2D(p).isCached(three));
+  EXPECT_EQ(records().size(), 1u);
+}
+
 TEST_F(Conv2DTest, SecondTuneIsACacheHit) {
   Conv2DParams p = smallLayer();
   Conv2D first(p);
@@ -480,15 +521,22 @@ TEST_F(Conv2DTest, SecondTuneIsACacheHit) {
   EXPECT_EQ(records().size(), 1u);
 
   Conv2D second(p);
-  int progressCalls = 0;
+  std::vector<TuneProgress> progress;
   TuneOptions options = quickTune();
-  options.progress = [&](const TuneProgress &) { ++progressCalls; };
+  options.progress = [&](const TuneProgress &step) {
+    progress.push_back(step);
+  };
+  EXPECT_TRUE(second.isCached(options));
   second.tune(options);
   Conv2D::TuneInfo hit = second.tuneInfo();
   EXPECT_TRUE(hit.tuned);
   EXPECT_TRUE(hit.cacheHit);
   EXPECT_EQ(hit.trials, 0);
-  EXPECT_EQ(progressCalls, 0) << "a cache hit measured candidates";
+  // One call, for the winner served, and no candidate measured.
+  ASSERT_EQ(progress.size(), 1u);
+  EXPECT_EQ(progress[0].trial, 0);
+  EXPECT_EQ(progress[0].trials, 0);
+  EXPECT_EQ(progress[0].bestGflops, tuned.gflops);
   EXPECT_EQ(hit.gflops, tuned.gflops);
   EXPECT_EQ(second.scheme(), first.scheme());
   ConvCase reference(p);

@@ -201,9 +201,12 @@ TEST(Tuner, FinalRoundsAreJudgedByTheProbeAndTheWinnersTrial) {
   EXPECT_TRUE(judge(1.1e-6, 105e-6).settled());
   FinalVerdict glitch = judge(1.16e-3, 105e-6);
   EXPECT_FALSE(glitch.settled());
+  EXPECT_FALSE(glitch.agrees());
   EXPECT_NEAR(glitch.winnerSlowdown, 1160, 1);
   FinalVerdict busy = judge(1.1e-6, 200e-6);
   EXPECT_FALSE(busy.settled());
+  EXPECT_FALSE(busy.quiet());
+  EXPECT_TRUE(busy.agrees());
   EXPECT_NEAR(busy.probeShare, 0.5, 1e-9);
   EXPECT_NE(busy.str().find("50% of the peak"), std::string::npos)
       << busy.str();
@@ -227,7 +230,7 @@ TEST(Tuner, ABusyMachineNeverSettlesAFigureFarBelowTheKernel) {
   for (std::thread &hog : hogs)
     hog.join();
   expectCorrect(result.kernel);
-  if (!result.settled)
+  if (!result.agreesWithTrial)
     return;
   measure::TensorBuffers buffers(spec, 1);
   measure::KernelArguments arguments(result.kernel, buffers);

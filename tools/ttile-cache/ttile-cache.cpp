@@ -1,14 +1,17 @@
 //===- ttile-cache.cpp - Look into and clear the ttile cache --------------===//
 //
 //   ttile-cache [--dir DIR] path
-//   ttile-cache [--dir DIR] list
+//   ttile-cache [--dir DIR] list [WORD...]
 //   ttile-cache [--dir DIR] inspect FILE-OR-HASH-PREFIX
+//   ttile-cache [--dir DIR] remove FILE-OR-HASH-PREFIX...
 //   ttile-cache [--dir DIR] clear
 //
 // The cache directory is DIR, else the one ttile uses (docs/Cache.md).
-// `path` prints it, or "disabled"; `list` prints one line per record;
-// `inspect` prints one record in full; `clear` removes every record. Exit
-// status: 0 on success, 1 on errors, 2 on usage errors.
+// `path` prints it, or "disabled"; `list` prints one line per record (with
+// words, those whose line holds every one, e.g. `list op=matmul M=128`);
+// `inspect` prints one record in full; `remove` removes the records named;
+// `clear` removes every record. Exit status: 0 on success, 1 on errors, 2
+// on usage errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,22 +85,28 @@ const char *foreignNote(const LoadedRecord &record) {
   return record.foreign ? " (for another ttile, LLVM or CPU)" : "";
 }
 
-void listRecords(const RecordStore &store) {
+/// One line per record whose line holds every word of `words`.
+void listRecords(const RecordStore &store,
+                 const std::vector<std::string> &words) {
   for (const RecordInfo &listed : store.list()) {
     LoadedRecord record = loadRecord(listed.path);
     const RecordInfo &info = record.info;
-    std::printf("%s  %-12s %10ju B  ", info.path.stem().c_str(),
-                info.kind.c_str(), fileSize(info.path));
-    if (!info.valid) {
-      std::printf("invalid (%s)\n", info.problem.c_str());
-      continue;
-    }
-    if (record.kernel)
-      std::printf("valid%s  %s  scheme %s\n", foreignNote(record),
-                  problemFields(info.key).c_str(),
-                  record.kernel->scheme.c_str());
+    char head[512];
+    std::snprintf(head, sizeof head, "%s  %-12s %10ju B  ",
+                  info.path.stem().c_str(), info.kind.c_str(),
+                  fileSize(info.path));
+    std::string line = head;
+    if (!info.valid)
+      line += "invalid (" + info.problem + ")";
+    else if (record.kernel)
+      line += std::string("valid") + foreignNote(record) + "  " +
+              problemFields(info.key) + "  scheme " + record.kernel->scheme;
     else
-      std::printf("valid  %s\n", info.key.c_str());
+      line += "valid  " + info.key;
+    if (std::all_of(words.begin(), words.end(), [&](const std::string &word) {
+          return line.find(word) != std::string::npos;
+        }))
+      std::printf("%s\n", line.c_str());
   }
 }
 
@@ -177,10 +186,28 @@ void inspectRecord(const RecordStore &store, const std::string &name) {
   printKernel(*record.kernel);
 }
 
+/// Removes the records `names` name (as inspect finds them), refusing any
+/// file that is not a record of this cache directory.
+void removeRecords(const RecordStore &store,
+                   const std::vector<std::string> &names) {
+  std::error_code error;
+  fs::path directory = fs::weakly_canonical(store.directory(), error);
+  for (const std::string &name : names) {
+    fs::path file = fs::weakly_canonical(findRecord(store, name), error);
+    if (file.extension() != ".ttr" ||
+        file.parent_path().parent_path() != directory)
+      throw Error(name + " is not a record of " + store.directory().string());
+    if (!fs::remove(file, error))
+      throw Error("cannot remove " + file.string() + ": " + error.message());
+    std::printf("removed %s\n", file.stem().c_str());
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app("List, inspect and clear ttile's cache of tuned kernels.",
+  CLI::App app("List, inspect, remove and clear ttile's cache of tuned "
+               "kernels.",
                "ttile-cache");
   app.failure_message([](const CLI::App *, const CLI::Error &error) {
     return "ttile-cache: usage error: " + std::string(error.what()) +
@@ -195,12 +222,23 @@ int main(int argc, char **argv) {
       app.add_subcommand("path", "print the cache directory, or 'disabled'");
   CLI::App *listCommand =
       app.add_subcommand("list", "print one line per record");
+  std::vector<std::string> listWords;
+  listCommand->add_option("words", listWords,
+                          "only the records whose line holds every word, "
+                          "e.g. op=matmul M=128");
   CLI::App *inspectCommand =
       app.add_subcommand("inspect", "print one record in full");
   std::string recordName;
   inspectCommand
       ->add_option("record", recordName,
                    "the record's file, or a prefix of its hash")
+      ->required();
+  CLI::App *removeCommand =
+      app.add_subcommand("remove", "remove the records named");
+  std::vector<std::string> removeNames;
+  removeCommand
+      ->add_option("records", removeNames,
+                   "record files, or prefixes of their hashes")
       ->required();
   CLI::App *clearCommand =
       app.add_subcommand("clear", "remove every record");
@@ -224,9 +262,11 @@ int main(int argc, char **argv) {
                   "cannot be created");
     RecordStore store(*directory);
     if (listCommand->parsed())
-      listRecords(store);
+      listRecords(store, listWords);
     else if (inspectCommand->parsed())
       inspectRecord(store, recordName);
+    else if (removeCommand->parsed())
+      removeRecords(store, removeNames);
     else if (clearCommand->parsed()) {
       int removed = store.clear();
       std::printf("removed %d record%s\n", removed, removed == 1 ? "" : "s");

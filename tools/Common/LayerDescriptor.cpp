@@ -143,22 +143,31 @@ private:
 
   /// An unquoted name takes the rest of the text, epilogue words included:
   /// "nconv_relu" would be a layer named conv_relu without its ReLU.
+  /// So would "nrelu": a layer named relu, with no ReLU at all.
   void rejectTrailingEpilogue(const std::string &name) const {
+    if (readsAsEpilogue("_" + name))
+      fail("the name '" + name + "' reads as an epilogue: write _" + name +
+           " for the epilogue, or quote the name (n\"" + name + "\")");
     size_t underscore = name.rfind('_');
     if (underscore == std::string::npos)
       return;
     std::string_view tail = std::string_view(name).substr(underscore);
-    Parser epilogue(tail);
-    try {
-      epilogue.parse();
-    } catch (const Error &) {
-      return; // Not an epilogue: an ordinary name.
-    }
-    if (epilogue.onlyEpilogue())
+    if (readsAsEpilogue(std::string(tail)))
       fail("the name '" + name + "' ends in '" + std::string(tail) +
            "', which reads as an epilogue: give the epilogue before the "
            "name, or quote the name (n\"" +
            name + "\")");
+  }
+
+  /// Whether `text` ("_relu", "_res_silu") is an epilogue and nothing else.
+  static bool readsAsEpilogue(const std::string &text) {
+    Parser epilogue(text);
+    try {
+      epilogue.parse();
+    } catch (const Error &) {
+      return false; // Not an epilogue: an ordinary name.
+    }
+    return epilogue.onlyEpilogue();
   }
 
   /// A key and its number, or a word of the epilogue.

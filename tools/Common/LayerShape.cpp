@@ -89,6 +89,8 @@ std::string formatShape(const Conv2DParams &p) {
     shape += fmt::format(" mb{}", p.N);
   if (p.groups != 1)
     shape += fmt::format(" g{}", p.groups);
+  if (p.layout == Layout::NCHW)
+    shape += " nchw";
   std::string epilogue = epilogueSuffix(p);
   std::replace(epilogue.begin(), epilogue.end(), '_', ' ');
   return shape + epilogue;

@@ -12,10 +12,16 @@
 // (B given to every run, or laid out once with --constant-weights), and
 // --matmul-set the benchmark sets of MatMulShapes.h.
 //
+// --layers FILE reads --layer descriptors one per line ('#' comments), to
+// pre-tune a whole model's layers as its application will ask for them:
+// with --layout, --batch and --constant-weights for every convolution, and
+// each line's own epilogue (_relu, _res, ...).
+//
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the
 // layers without tuning), --constant-weights (the kernels of
-// Conv2DParams::constantWeights). The cache follows TTILE_CACHE_DIR and
+// Conv2DParams::constantWeights), --layout nhwc|nchw, --batch N, --retune
+// (tune even where the cache holds a winner). The cache follows TTILE_CACHE_DIR and
 // TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
 //
 // Exit status: 0 when every supported layer was tuned, 1 when one failed,
@@ -46,6 +52,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -97,8 +104,37 @@ struct Options {
   std::string json;
   bool list = false;
   bool constantWeights = false;
+  bool retune = false;
+  std::optional<Layout> layout;
+  std::optional<int64_t> batch;
+  std::vector<std::string> layerFiles;
   std::vector<std::string> matmuls, matmulSets;
 };
+
+/// The --layer descriptors of a layer-list file: one a line, blank lines
+/// and '#' comments skipped. Errors name the file and line.
+std::vector<NamedLayer> readLayerFile(const std::string &path) {
+  std::ifstream file(path);
+  if (!file)
+    throw CLI::ValidationError("--layers", "cannot read " + path);
+  std::vector<NamedLayer> layers;
+  int number = 0;
+  for (std::string line; std::getline(file, line);) {
+    ++number;
+    line = line.substr(0, line.find('#'));
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos)
+      continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    try {
+      layers.push_back(parseLayer(line));
+    } catch (const Error &error) {
+      throw CLI::ValidationError(
+          "--layers", fmt::format("{}:{}: {}", path, number, error.what()));
+    }
+  }
+  return layers;
+}
 
 /// The networks to tune: each --net, then the --layer ones together.
 std::vector<NetworkReport> collectNetworks(const Options &options) {
@@ -151,6 +187,24 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
       }
     }
   }
+  for (const std::string &path : options.layerFiles) {
+    networks.push_back({std::filesystem::path(path).filename().string(), {}});
+    for (NamedLayer &layer : readLayerFile(path))
+      addLayer(networks.back(), std::move(layer));
+  }
+  // The application's layout and batch, for every convolution.
+  for (NetworkReport &network : networks)
+    for (LayerReport &report : network.layers) {
+      if (report.matmul)
+        continue;
+      if (options.layout)
+        report.layer.params.layout = *options.layout;
+      if (options.batch) {
+        report.layer.params.N = *options.batch;
+        report.shape = formatShape(report.layer.params);
+        report.mflop = workMflop(report.layer.params);
+      }
+    }
   return networks;
 }
 
@@ -185,6 +239,7 @@ void tuneLayer(LayerReport &report, const Options &options,
     tuneOptions.trials = options.trials;
     tuneOptions.seconds = options.seconds;
     tuneOptions.seed = options.seed;
+    tuneOptions.retune = options.retune;
     tuneOptions.progress = [&](const TuneProgress &progress) {
       progressBar.show(report.layer.name, progress);
     };
@@ -257,13 +312,30 @@ int main(int argc, char **argv) {
   app.add_flag("--constant-weights", options.constantWeights,
                "tune the kernels of Conv2DParams::constantWeights, which "
                "read the weights laid out ahead");
+  app.add_option("--layers", options.layerFiles,
+                 "a file of --layer descriptors, one a line ('#' comments): "
+                 "a model's layers (repeatable)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--layout", options.layout,
+                 "the layout of every convolution: nhwc (default) or nchw")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, Layout>{{"nhwc", Layout::NHWC},
+                                        {"nchw", Layout::NCHW}},
+          CLI::ignore_case));
+  app.add_option("--batch", options.batch,
+                 "the batch of every convolution (default: each layer's)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--retune", options.retune,
+               "tune even where the cache holds a winner, and replace it");
 
   std::vector<NetworkReport> networks;
   try {
     app.parse(argc, argv);
     if (options.networks.empty() && options.layers.empty() &&
-        options.matmuls.empty() && options.matmulSets.empty())
-      throw CLI::RequiredError("--net, --layer, --matmul or --matmul-set");
+        options.layerFiles.empty() && options.matmuls.empty() &&
+        options.matmulSets.empty())
+      throw CLI::RequiredError(
+          "--net, --layer, --layers, --matmul or --matmul-set");
     networks = collectNetworks(options);
   } catch (const CLI::ParseError &error) {
     // --help is a ParseError that exits with 0.

@@ -191,6 +191,74 @@ const char *ttile_matmul_scheme(ttile_matmul *matmul);
 /* Releases `matmul`; null is allowed. */
 void ttile_matmul_destroy(ttile_matmul *matmul);
 
+/*===--- Tuning options, figures and sizes -------------------------------===*/
+
+/* What ttile::TuneProgress holds: passed to a progress callback after each
+ * candidate measured, and once, with trial = trials = 0, on a cache hit. */
+typedef struct ttile_tune_progress {
+  int32_t trial, trials;
+  double seconds, bestGflops;
+} ttile_tune_progress;
+
+/* Called on the tuning thread, with the `progressContext` of the options. */
+typedef void (*ttile_progress_callback)(const ttile_tune_progress *progress,
+                                        void *context);
+
+/* The fields of ttile::TuneOptions. Start from ttile_tune_options_init(). */
+typedef struct ttile_tune_options {
+  int32_t trials;         /* candidates to measure at most; at least 1 */
+  double seconds;         /* tuning time at most; 0: no limit */
+  uint64_t seed;          /* of the random draws */
+  double lockWaitSeconds; /* waiting for another tuner at most */
+  int32_t retune;         /* nonzero: tune even on a cached winner */
+  ttile_progress_callback progress; /* may be null */
+  void *progressContext;
+} ttile_tune_options;
+
+/* The fields of ttile::TuneInfo: how the kernel in use was found. */
+typedef struct ttile_tune_info {
+  int32_t tuned, cacheHit;
+  double seconds;
+  int32_t trials, rejected;
+  double gflops, kernelSeconds, percentOfPeak;
+} ttile_tune_info;
+
+/* Sets the defaults of ttile::TuneOptions (20 trials, no time limit, seed
+ * 1, 300 s of lock wait, no retune, no callback). */
+ttile_status ttile_tune_options_init(ttile_tune_options *options);
+
+/* ttile::Conv2D::tune, isCached, tuneInfo, flops and element counts; the
+ * counts are -1 when `conv` is null. `*cached` is set to 0 or 1. */
+ttile_status ttile_conv2d_tune_with(ttile_conv2d *conv,
+                                    const ttile_tune_options *options);
+ttile_status ttile_conv2d_is_cached(const ttile_conv2d *conv,
+                                    const ttile_tune_options *options,
+                                    int32_t *cached);
+ttile_status ttile_conv2d_tune_info(const ttile_conv2d *conv,
+                                    ttile_tune_info *info);
+int64_t ttile_conv2d_flops(const ttile_conv2d *conv);
+int64_t ttile_conv2d_input_elements(const ttile_conv2d *conv);
+int64_t ttile_conv2d_weight_elements(const ttile_conv2d *conv);
+int64_t ttile_conv2d_output_elements(const ttile_conv2d *conv);
+
+/* The same for ttile::MatMul; the element counts are A's, B's and C's. */
+ttile_status ttile_matmul_tune_with(ttile_matmul *matmul,
+                                    const ttile_tune_options *options);
+ttile_status ttile_matmul_is_cached(const ttile_matmul *matmul,
+                                    const ttile_tune_options *options,
+                                    int32_t *cached);
+ttile_status ttile_matmul_tune_info(const ttile_matmul *matmul,
+                                    ttile_tune_info *info);
+int64_t ttile_matmul_flops(const ttile_matmul *matmul);
+int64_t ttile_matmul_a_elements(const ttile_matmul *matmul);
+int64_t ttile_matmul_b_elements(const ttile_matmul *matmul);
+int64_t ttile_matmul_c_elements(const ttile_matmul *matmul);
+
+/* The version of the ttile library linked at run time, "0.8.0": the
+ * header's TTILE_VERSION_STRING (ttile/Version.h) is the one compiled
+ * against. */
+const char *ttile_version(void);
+
 /* The message of the last failed call on this thread; "" before any
  * failure. Successful calls leave it as it is. Valid until the next failed
  * call on this thread. */

@@ -6,11 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ttile/Version.h"
 #include "ttile/ttile.h"
 
+#include <algorithm>
+#include <cctype>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
 struct ttile_conv2d {
   explicit ttile_conv2d(const ttile::Conv2DParams &params) : conv(params) {}
@@ -31,9 +38,44 @@ namespace {
 
 thread_local std::string lastError;
 
+/// The C++ API's messages name its calls ("give them to setWeights()
+/// once"); a C caller knows the C functions. `function` tells which
+/// object's.
+std::string withCNames(const std::string &message, std::string_view function) {
+  std::string_view object =
+      function.starts_with("ttile_matmul_") ? "ttile_matmul_" : "ttile_conv2d_";
+  std::string prefix(object);
+  const std::pair<std::string_view, std::string> renames[] = {
+      {"run(input, bias, output)", prefix + "run() with null weights"},
+      {"setWeights()", prefix + "set_weights()"},
+      {"tune()", prefix + "tune()"},
+      {"run()", prefix + "run()"},
+  };
+  // One pass, so that no name is renamed twice, and whole names only.
+  std::string renamed;
+  for (size_t at = 0; at < message.size();) {
+    bool wordStart =
+        at == 0 ||
+        !(std::isalnum(static_cast<unsigned char>(message[at - 1])) ||
+          message[at - 1] == '_');
+    auto match = std::find_if(
+        std::begin(renames), std::end(renames), [&](const auto &rename) {
+          return wordStart &&
+                 std::string_view(message).substr(at).starts_with(rename.first);
+        });
+    if (match == std::end(renames)) {
+      renamed += message[at++];
+      continue;
+    }
+    renamed += match->second;
+    at += match->first.size();
+  }
+  return renamed;
+}
+
 void setLastError(const char *function, const char *message) noexcept {
   try {
-    lastError = std::string(function) + ": " + message;
+    lastError = std::string(function) + ": " + withCNames(message, function);
   } catch (...) {
     lastError.clear(); // No memory for the message; the status remains.
   }
@@ -144,6 +186,23 @@ ttile::MatMulParams toCpp(const ttile_matmul_params &params) {
   return result;
 }
 
+ttile::TuneOptions toCpp(const ttile_tune_options &options) {
+  ttile::TuneOptions result;
+  result.trials = options.trials;
+  result.seconds = options.seconds;
+  result.seed = options.seed;
+  result.lockWaitSeconds = options.lockWaitSeconds;
+  result.retune = options.retune != 0;
+  if (ttile_progress_callback callback = options.progress)
+    result.progress = [callback, context = options.progressContext](
+                          const ttile::TuneProgress &progress) {
+      ttile_tune_progress step{progress.trial, progress.trials,
+                               progress.seconds, progress.bestGflops};
+      callback(&step, context);
+    };
+  return result;
+}
+
 /// Runs tune() on `op`, a Conv2D or a MatMul, with the C API's options.
 template <typename Op>
 void tuneWith(Op &op, int trials, double seconds, uint64_t seed) {
@@ -152,6 +211,24 @@ void tuneWith(Op &op, int trials, double seconds, uint64_t seed) {
   options.seconds = seconds;
   options.seed = seed;
   op.tune(options);
+}
+
+ttile_tune_info toC(const ttile::TuneInfo &info) {
+  return {info.tuned ? 1 : 0, info.cacheHit ? 1 : 0, info.seconds,
+          info.trials,        info.rejected,         info.gflops,
+          info.kernelSeconds, info.percentOfPeak};
+}
+
+/// `count(object)` of a non-null `object`, else -1 (the message kept).
+template <typename Object, typename Count>
+int64_t countOf(const char *function, const Object *object, Count count) {
+  int64_t result = -1;
+  guarded(function, [&] {
+    requireNonNull(object, std::is_same_v<Object, ttile_matmul> ? "matmul"
+                                                                 : "conv");
+    result = count(*object);
+  });
+  return result;
 }
 
 } // namespace
@@ -197,21 +274,13 @@ ttile_status ttile_conv2d_create(const ttile_conv2d_params *params,
 }
 
 int64_t ttile_conv2d_out_h(const ttile_conv2d *conv) {
-  int64_t extent = -1;
-  guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    extent = conv->conv.outH();
-  });
-  return extent;
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.outH(); });
 }
 
 int64_t ttile_conv2d_out_w(const ttile_conv2d *conv) {
-  int64_t extent = -1;
-  guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    extent = conv->conv.outW();
-  });
-  return extent;
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.outW(); });
 }
 
 ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
@@ -288,8 +357,8 @@ ttile_status ttile_matmul_create(const ttile_matmul_params *params,
   });
 }
 
-ttile_status ttile_matmul_tune(ttile_matmul *matmul, int trials,
-                               double seconds, uint64_t seed) {
+ttile_status ttile_matmul_tune(ttile_matmul *matmul, int trials, double seconds,
+                               uint64_t seed) {
   return guarded(__func__, [&] {
     requireNonNull(matmul, "matmul");
     tuneWith(matmul->matmul, trials, seconds, seed);
@@ -331,6 +400,114 @@ const char *ttile_matmul_scheme(ttile_matmul *matmul) {
 }
 
 void ttile_matmul_destroy(ttile_matmul *matmul) { delete matmul; }
+
+ttile_status ttile_tune_options_init(ttile_tune_options *options) {
+  return guarded(__func__, [&] {
+    requireNonNull(options, "options");
+    const ttile::TuneOptions defaults;
+    *options = ttile_tune_options{defaults.trials,
+                                  defaults.seconds,
+                                  defaults.seed,
+                                  defaults.lockWaitSeconds,
+                                  defaults.retune ? 1 : 0,
+                                  nullptr,
+                                  nullptr};
+  });
+}
+
+ttile_status ttile_conv2d_tune_with(ttile_conv2d *conv,
+                                    const ttile_tune_options *options) {
+  return guarded(__func__, [&] {
+    requireNonNull(conv, "conv");
+    requireNonNull(options, "options");
+    conv->conv.tune(toCpp(*options));
+  });
+}
+
+ttile_status ttile_conv2d_is_cached(const ttile_conv2d *conv,
+                                    const ttile_tune_options *options,
+                                    int32_t *cached) {
+  return guarded(__func__, [&] {
+    requireNonNull(conv, "conv");
+    requireNonNull(options, "options");
+    requireNonNull(cached, "cached");
+    *cached = conv->conv.isCached(toCpp(*options)) ? 1 : 0;
+  });
+}
+
+ttile_status ttile_conv2d_tune_info(const ttile_conv2d *conv,
+                                    ttile_tune_info *info) {
+  return guarded(__func__, [&] {
+    requireNonNull(conv, "conv");
+    requireNonNull(info, "info");
+    *info = toC(conv->conv.tuneInfo());
+  });
+}
+
+int64_t ttile_conv2d_flops(const ttile_conv2d *conv) {
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.flops(); });
+}
+int64_t ttile_conv2d_input_elements(const ttile_conv2d *conv) {
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.inputElements(); });
+}
+int64_t ttile_conv2d_weight_elements(const ttile_conv2d *conv) {
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.weightElements(); });
+}
+int64_t ttile_conv2d_output_elements(const ttile_conv2d *conv) {
+  return countOf(__func__, conv,
+                 [](const ttile_conv2d &c) { return c.conv.outputElements(); });
+}
+
+ttile_status ttile_matmul_tune_with(ttile_matmul *matmul,
+                                    const ttile_tune_options *options) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    requireNonNull(options, "options");
+    matmul->matmul.tune(toCpp(*options));
+  });
+}
+
+ttile_status ttile_matmul_is_cached(const ttile_matmul *matmul,
+                                    const ttile_tune_options *options,
+                                    int32_t *cached) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    requireNonNull(options, "options");
+    requireNonNull(cached, "cached");
+    *cached = matmul->matmul.isCached(toCpp(*options)) ? 1 : 0;
+  });
+}
+
+ttile_status ttile_matmul_tune_info(const ttile_matmul *matmul,
+                                    ttile_tune_info *info) {
+  return guarded(__func__, [&] {
+    requireNonNull(matmul, "matmul");
+    requireNonNull(info, "info");
+    *info = toC(matmul->matmul.tuneInfo());
+  });
+}
+
+int64_t ttile_matmul_flops(const ttile_matmul *matmul) {
+  return countOf(__func__, matmul,
+                 [](const ttile_matmul &m) { return m.matmul.flops(); });
+}
+int64_t ttile_matmul_a_elements(const ttile_matmul *matmul) {
+  return countOf(__func__, matmul,
+                 [](const ttile_matmul &m) { return m.matmul.aElements(); });
+}
+int64_t ttile_matmul_b_elements(const ttile_matmul *matmul) {
+  return countOf(__func__, matmul,
+                 [](const ttile_matmul &m) { return m.matmul.bElements(); });
+}
+int64_t ttile_matmul_c_elements(const ttile_matmul *matmul) {
+  return countOf(__func__, matmul,
+                 [](const ttile_matmul &m) { return m.matmul.cElements(); });
+}
+
+const char *ttile_version(void) { return ttile::versionString; }
 
 const char *ttile_last_error(void) { return lastError.c_str(); }
 

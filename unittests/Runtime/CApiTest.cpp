@@ -1,6 +1,7 @@
 //===- unittests/Runtime/CApiTest.cpp - The C API -------------------------===//
 
 #include "ttile/ttile.h"
+#include "ttile/Version.h"
 
 #include "CApiFromC.h"
 #include "CacheTestUtil.h"
@@ -133,6 +134,12 @@ TEST_F(CApiTest, ConstantWeights) {
                                  reference.weights.data(),
                                  reference.biasOrNull(), output.data()),
                 TTILE_INVALID_ARGUMENT, "this convolution has constantWeights");
+  // The message names the C functions, not the C++ methods.
+  EXPECT_NE(std::string(ttile_last_error())
+                .find("give them to ttile_conv2d_set_weights() once, then "
+                      "call ttile_conv2d_run() with null weights"),
+            std::string::npos)
+      << ttile_last_error();
   expectFailure(ttile_conv2d_set_weights(nullptr, reference.weights.data()),
                 TTILE_INVALID_ARGUMENT, "conv");
   ttile_conv2d_destroy(conv);
@@ -178,6 +185,96 @@ TEST_F(CApiTest, ReportsErrorsWithStatusAndMessage) {
   expectFailure(ttile_conv2d_run(conv, nullptr, buffer, nullptr, buffer),
                 TTILE_INVALID_ARGUMENT, "input is null");
   ttile_conv2d_destroy(conv);
+}
+
+// The C API reaches what the C++ one tells: options with a progress
+// callback, isCached, tuneInfo, flops, element counts and the version.
+TEST_F(CApiTest, TuneOptionsInfoCountsAndVersion) {
+  ttile_tune_options options;
+  ASSERT_EQ(ttile_tune_options_init(&options), TTILE_OK);
+  const TuneOptions defaults;
+  EXPECT_EQ(options.trials, defaults.trials);
+  EXPECT_EQ(options.seconds, defaults.seconds);
+  EXPECT_EQ(options.seed, defaults.seed);
+  EXPECT_EQ(options.lockWaitSeconds, defaults.lockWaitSeconds);
+  EXPECT_EQ(options.retune, 0);
+  EXPECT_EQ(options.progress, nullptr);
+
+  ttile_conv2d_params params = smallLayer();
+  ttile_conv2d *conv = nullptr;
+  ASSERT_EQ(ttile_conv2d_create(&params, &conv), TTILE_OK);
+  Conv2D cpp(smallLayerInCpp());
+  EXPECT_EQ(ttile_conv2d_flops(conv), cpp.flops());
+  EXPECT_EQ(ttile_conv2d_input_elements(conv), cpp.inputElements());
+  EXPECT_EQ(ttile_conv2d_weight_elements(conv), cpp.weightElements());
+  EXPECT_EQ(ttile_conv2d_output_elements(conv), cpp.outputElements());
+  EXPECT_EQ(ttile_conv2d_flops(nullptr), -1);
+  EXPECT_STREQ(ttile_last_error(), "ttile_conv2d_flops: conv is null");
+
+  struct Seen {
+    int calls = 0;
+    int lastTrial = -1;
+  } seen;
+  options.trials = 2;
+  options.progress = [](const ttile_tune_progress *progress, void *context) {
+    auto *seen = static_cast<Seen *>(context);
+    ++seen->calls;
+    seen->lastTrial = progress->trial;
+  };
+  options.progressContext = &seen;
+  int32_t cached = -1;
+  ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 0);
+  ASSERT_EQ(ttile_conv2d_tune_with(conv, &options), TTILE_OK)
+      << ttile_last_error();
+  EXPECT_EQ(seen.calls, 2);
+  EXPECT_EQ(seen.lastTrial, 2);
+  ttile_tune_info info;
+  ASSERT_EQ(ttile_conv2d_tune_info(conv, &info), TTILE_OK);
+  EXPECT_EQ(info.tuned, 1);
+  EXPECT_EQ(info.cacheHit, 0);
+  EXPECT_EQ(info.trials, 2);
+  EXPECT_GT(info.gflops, 0);
+  EXPECT_GT(info.kernelSeconds, 0);
+  ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 1);
+  options.retune = 1;
+  ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 0);
+  options.trials = 0;
+  expectFailure(ttile_conv2d_tune_with(conv, &options),
+                TTILE_INVALID_ARGUMENT, "trials (0)");
+  expectFailure(ttile_conv2d_tune_with(conv, nullptr), TTILE_INVALID_ARGUMENT,
+                "options is null");
+  expectFailure(ttile_conv2d_tune_info(conv, nullptr), TTILE_INVALID_ARGUMENT,
+                "info is null");
+  ttile_conv2d_destroy(conv);
+
+  ttile_matmul_params mp;
+  ASSERT_EQ(ttile_matmul_params_init(&mp), TTILE_OK);
+  mp.M = 5;
+  mp.N = 16;
+  mp.K = 3;
+  ttile_matmul *matmul = nullptr;
+  ASSERT_EQ(ttile_matmul_create(&mp, &matmul), TTILE_OK);
+  EXPECT_EQ(ttile_matmul_flops(matmul), 2 * 5 * 16 * 3);
+  EXPECT_EQ(ttile_matmul_a_elements(matmul), 15);
+  EXPECT_EQ(ttile_matmul_b_elements(matmul), 48);
+  EXPECT_EQ(ttile_matmul_c_elements(matmul), 80);
+  ttile_tune_options quick;
+  ASSERT_EQ(ttile_tune_options_init(&quick), TTILE_OK);
+  quick.trials = 1;
+  ASSERT_EQ(ttile_matmul_tune_with(matmul, &quick), TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_matmul_tune_info(matmul, &info), TTILE_OK);
+  EXPECT_EQ(info.tuned, 1);
+  ASSERT_EQ(ttile_matmul_is_cached(matmul, &quick, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 1);
+  EXPECT_EQ(ttile_matmul_c_elements(nullptr), -1);
+  EXPECT_STREQ(ttile_last_error(), "ttile_matmul_c_elements: matmul is null");
+  ttile_matmul_destroy(matmul);
+
+  EXPECT_STREQ(ttile_version(), TTILE_VERSION_STRING);
 }
 
 TEST_F(CApiTest, LastErrorIsPerThread) {

@@ -65,6 +65,24 @@ else()
   message(STATUS "ttile: oneDNN not found; ttile-bench measures ttile alone")
 endif()
 
+# The Python module (bindings/python): pybind11 and the interpreter's
+# headers, found together so that the module matches the interpreter that
+# runs its test.
+set(TTILE_HAVE_PYTHON OFF)
+if(TTILE_WITH_PYTHON)
+  find_package(Python3 COMPONENTS Interpreter Development.Module)
+  if(Python3_Development.Module_FOUND)
+    set(PYBIND11_FINDPYTHON ON)
+    find_package(pybind11 CONFIG QUIET)
+  endif()
+  if(pybind11_FOUND)
+    set(TTILE_HAVE_PYTHON ON)
+    message(STATUS "ttile: the Python module is built for ${Python3_EXECUTABLE} (pybind11 ${pybind11_VERSION})")
+  else()
+    message(STATUS "ttile: pybind11 or Python's headers not found (Debian: pybind11-dev python3-dev); no Python module")
+  endif()
+endif()
+
 if(TTILE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   # lit and FileCheck come from llvm-19-tools. LLVM's own copies are preferred

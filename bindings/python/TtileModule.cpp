@@ -1,0 +1,380 @@
+//===- bindings/python/TtileModule.cpp - ttile for Python and numpy -------===//
+//
+// The Python module `ttile`: Conv2D and MatMul over numpy arrays, a thin
+// layer on the installed C++ API (it links libttile.so and sees nothing
+// else). What ctypes could not do, it does: it refuses arrays of another
+// dtype than float32 (a float64 array read through ctypes is garbage),
+// non-contiguous arrays and wrong shapes, with a ValueError or TypeError
+// that names the argument; it releases the GIL while ttile tunes and runs;
+// and it raises ttile.Error for what ttile refuses. docs/Python.md
+// documents it; test_ttile.py is its test, run by ctest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ttile/Version.h"
+#include "ttile/ttile.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+std::string formatShape(const Shape &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// The float32 data of `array`, after checking its dtype, layout and shape;
+/// `writable` for outputs.
+float *checkedData(const py::array &array, const char *name,
+                   const Shape &shape, bool writable = false) {
+  if (!array.dtype().is(py::dtype::of<float>()))
+    throw py::type_error(std::string(name) + " must be a float32 array, not " +
+                         std::string(py::str(array.dtype())));
+  if (!(array.flags() & py::array::c_style))
+    throw py::value_error(std::string(name) +
+                          " must be C-contiguous (numpy.ascontiguousarray)");
+  Shape actual(array.shape(), array.shape() + array.ndim());
+  if (actual != shape)
+    throw py::value_error(std::string(name) + " has shape " +
+                          formatShape(actual) + ", expected " +
+                          formatShape(shape));
+  if (writable && !array.writeable())
+    throw py::value_error(std::string(name) + " is read-only");
+  return static_cast<float *>(const_cast<void *>(array.data()));
+}
+
+/// `array`'s data, or null for None.
+const float *optionalData(const std::optional<py::array> &array,
+                          const char *name, const Shape &shape) {
+  return array ? checkedData(*array, name, shape) : nullptr;
+}
+
+ttile::Activation activationNamed(const std::string &name) {
+  static const std::map<std::string, ttile::Activation> names = {
+      {"none", ttile::Activation::None},
+      {"relu", ttile::Activation::ReLU},
+      {"clamp", ttile::Activation::Clamp},
+      {"leaky_relu", ttile::Activation::LeakyReLU},
+      {"silu", ttile::Activation::SiLU},
+      {"hard_swish", ttile::Activation::HardSwish},
+      {"sigmoid", ttile::Activation::Sigmoid},
+      {"tanh", ttile::Activation::Tanh}};
+  auto found = names.find(name);
+  if (found == names.end())
+    throw py::value_error("activation must be one of none, relu, clamp, "
+                          "leaky_relu, silu, hard_swish, sigmoid, tanh; not '" +
+                          name + "'");
+  return found->second;
+}
+
+ttile::TuneOptions tuneOptions(int trials, double seconds, uint64_t seed,
+                               bool retune,
+                               std::optional<py::function> progress) {
+  ttile::TuneOptions options;
+  options.trials = trials;
+  options.seconds = seconds;
+  options.seed = seed;
+  options.retune = retune;
+  if (progress)
+    // Called on the tuning thread, which released the GIL.
+    options.progress = [callback = *progress](const ttile::TuneProgress &p) {
+      py::gil_scoped_acquire gil;
+      callback(p.trial, p.trials, p.seconds, p.bestGflops);
+    };
+  return options;
+}
+
+py::dict infoDict(const ttile::TuneInfo &info) {
+  py::dict dict;
+  dict["tuned"] = info.tuned;
+  dict["cache_hit"] = info.cacheHit;
+  dict["seconds"] = info.seconds;
+  dict["trials"] = info.trials;
+  dict["rejected"] = info.rejected;
+  dict["gflops"] = info.gflops;
+  dict["kernel_seconds"] = info.kernelSeconds;
+  dict["percent_of_peak"] = info.percentOfPeak;
+  return dict;
+}
+
+/// A (height, width) pair from an int or a 2-sequence.
+std::pair<int64_t, int64_t> pairOf(const py::object &value, const char *name) {
+  if (py::isinstance<py::int_>(value))
+    return {value.cast<int64_t>(), value.cast<int64_t>()};
+  auto pair = value.cast<std::vector<int64_t>>();
+  if (pair.size() != 2)
+    throw py::value_error(std::string(name) + " must be an int or a pair");
+  return {pair[0], pair[1]};
+}
+
+/// Conv2D with its numpy shapes.
+class PyConv2D {
+public:
+  explicit PyConv2D(const ttile::Conv2DParams &params) : conv_(params) {}
+
+  const ttile::Conv2DParams &params() const { return conv_.params(); }
+  bool nchw() const { return params().layout == ttile::Layout::NCHW; }
+  Shape inputShape() const {
+    const auto &p = params();
+    return nchw() ? Shape{p.N, p.C, p.H, p.W} : Shape{p.N, p.H, p.W, p.C};
+  }
+  Shape weightShape() const {
+    const auto &p = params();
+    return nchw() ? Shape{p.K, p.C / p.groups, p.R, p.S}
+                  : Shape{p.R, p.S, p.C / p.groups, p.K};
+  }
+  Shape outputShape() const {
+    const auto &p = params();
+    return nchw() ? Shape{p.N, p.K, conv_.outH(), conv_.outW()}
+                  : Shape{p.N, conv_.outH(), conv_.outW(), p.K};
+  }
+
+  void tune(const ttile::TuneOptions &options) {
+    py::gil_scoped_release release;
+    conv_.tune(options);
+  }
+
+  void setWeights(const py::array &weights) {
+    const float *data = checkedData(weights, "weights", weightShape());
+    py::gil_scoped_release release;
+    conv_.setWeights(data);
+  }
+
+  py::array run(const py::array &input, std::optional<py::array> weights,
+                std::optional<py::array> bias,
+                std::optional<py::array> residual,
+                std::optional<py::array> output) {
+    if (params().constantWeights && weights)
+      throw py::value_error("this Conv2D has constant_weights: they were "
+                            "given to set_weights(); pass no weights");
+    if (!params().constantWeights && !weights)
+      throw py::value_error("weights are missing");
+    py::array result = output ? *output
+                              : py::array_t<float>(outputShape());
+    ttile::RunArgs args{
+        checkedData(input, "input", inputShape()),
+        optionalData(weights, "weights", weightShape()),
+        optionalData(bias, "bias", {params().K}),
+        optionalData(residual, "residual", outputShape()),
+        checkedData(result, "output", outputShape(), /*writable=*/true)};
+    {
+      py::gil_scoped_release release;
+      conv_.run(args);
+    }
+    return result;
+  }
+
+  ttile::Conv2D conv_;
+};
+
+/// MatMul with its numpy shapes: 2-D matrices for a batch of 1, 3-D ones
+/// (batch first) otherwise, and a 2-D B when it is broadcast.
+class PyMatMul {
+public:
+  explicit PyMatMul(const ttile::MatMulParams &params) : matmul_(params) {}
+
+  const ttile::MatMulParams &params() const { return matmul_.params(); }
+  Shape batched(bool batch, int64_t rows, int64_t columns) const {
+    return batch ? Shape{params().batch, rows, columns}
+                 : Shape{rows, columns};
+  }
+  bool batchedArrays() const { return params().batch > 1; }
+  Shape aShape() const {
+    const auto &p = params();
+    return p.transA ? batched(batchedArrays(), p.K, p.M)
+                    : batched(batchedArrays(), p.M, p.K);
+  }
+  Shape bShape() const {
+    const auto &p = params();
+    bool batch = batchedArrays() && !p.broadcastB;
+    return p.transB ? batched(batch, p.N, p.K) : batched(batch, p.K, p.N);
+  }
+  Shape cShape() const {
+    return batched(batchedArrays(), params().M, params().N);
+  }
+
+  void tune(const ttile::TuneOptions &options) {
+    py::gil_scoped_release release;
+    matmul_.tune(options);
+  }
+
+  void setWeights(const py::array &b) {
+    const float *data = checkedData(b, "B", bShape());
+    py::gil_scoped_release release;
+    matmul_.setWeights(data);
+  }
+
+  py::array run(const py::array &a, std::optional<py::array> b,
+                std::optional<py::array> bias,
+                std::optional<py::array> residual,
+                std::optional<py::array> out) {
+    if (params().constantB && b)
+      throw py::value_error("this MatMul has constant_b: B was given to "
+                            "set_weights(); pass no B");
+    if (!params().constantB && !b)
+      throw py::value_error("B is missing");
+    py::array result = out ? *out : py::array_t<float>(cShape());
+    ttile::RunArgs args{checkedData(a, "A", aShape()),
+                        optionalData(b, "B", bShape()),
+                        optionalData(bias, "bias", {params().N}),
+                        optionalData(residual, "residual", cShape()),
+                        checkedData(result, "out", cShape(), true)};
+    {
+      py::gil_scoped_release release;
+      matmul_.run(args);
+    }
+    return result;
+  }
+
+  ttile::MatMul matmul_;
+};
+
+} // namespace
+
+PYBIND11_MODULE(ttile, module) {
+  module.doc() = "Convolutions and matrix products tuned in seconds for "
+                 "this CPU, compiled at run time with LLVM (docs/Python.md).";
+  module.attr("__version__") = ttile::versionString;
+  py::register_exception<ttile::Error>(module, "Error", PyExc_RuntimeError);
+
+  py::class_<PyConv2D>(module, "Conv2D")
+      .def(py::init([](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R,
+                       int64_t S, int64_t N, const py::object &stride,
+                       const py::object &padding, const py::object &dilation,
+                       int64_t groups, const std::string &layout,
+                       const std::string &activation, float alpha, float beta,
+                       bool residual, bool constantWeights) {
+             ttile::Conv2DParams p;
+             p.N = N, p.C = C, p.H = H, p.W = W, p.K = K, p.R = R, p.S = S;
+             std::tie(p.strideH, p.strideW) = pairOf(stride, "stride");
+             std::tie(p.dilationH, p.dilationW) = pairOf(dilation, "dilation");
+             if (py::isinstance<py::int_>(padding)) {
+               p.padTop = p.padLeft = p.padBottom = p.padRight =
+                   padding.cast<int64_t>();
+             } else {
+               auto pads = padding.cast<std::vector<int64_t>>();
+               if (pads.size() == 2)
+                 pads = {pads[0], pads[1], pads[0], pads[1]};
+               if (pads.size() != 4)
+                 throw py::value_error("padding must be an int, (h, w) or "
+                                       "(top, left, bottom, right)");
+               p.padTop = pads[0], p.padLeft = pads[1];
+               p.padBottom = pads[2], p.padRight = pads[3];
+             }
+             p.groups = groups;
+             if (layout != "nhwc" && layout != "nchw")
+               throw py::value_error("layout must be 'nhwc' or 'nchw', not '" +
+                                     layout + "'");
+             p.layout = layout == "nchw" ? ttile::Layout::NCHW
+                                         : ttile::Layout::NHWC;
+             p.activation = activationNamed(activation);
+             p.alpha = alpha, p.beta = beta;
+             p.residual = residual;
+             p.constantWeights = constantWeights;
+             return new PyConv2D(p);
+           }),
+           py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"),
+           py::arg("R"), py::arg("S"), py::kw_only(), py::arg("N") = 1,
+           py::arg("stride") = 1, py::arg("padding") = 0,
+           py::arg("dilation") = 1, py::arg("groups") = 1,
+           py::arg("layout") = "nhwc", py::arg("activation") = "none",
+           py::arg("alpha") = 0.0f, py::arg("beta") = 0.0f,
+           py::arg("residual") = false, py::arg("constant_weights") = false)
+      .def(
+          "tune",
+          [](PyConv2D &self, int trials, double seconds, uint64_t seed,
+             bool retune, std::optional<py::function> progress) -> PyConv2D & {
+            self.tune(tuneOptions(trials, seconds, seed, retune, progress));
+            return self;
+          },
+          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
+          py::arg("seed") = 1, py::arg("retune") = false,
+          py::arg("progress") = py::none(), py::return_value_policy::reference)
+      .def("set_weights", &PyConv2D::setWeights, py::arg("weights"))
+      .def("run", &PyConv2D::run, py::arg("input"),
+           py::arg("weights") = py::none(), py::kw_only(),
+           py::arg("bias") = py::none(), py::arg("residual") = py::none(),
+           py::arg("output") = py::none())
+      .def("is_cached",
+           [](const PyConv2D &self, int trials) {
+             ttile::TuneOptions options;
+             options.trials = trials;
+             return self.conv_.isCached(options);
+           },
+           py::kw_only(), py::arg("trials") = 20)
+      .def_property_readonly("scheme",
+                             [](const PyConv2D &self) {
+                               return self.conv_.scheme();
+                             })
+      .def_property_readonly("tune_info",
+                             [](const PyConv2D &self) {
+                               return infoDict(self.conv_.tuneInfo());
+                             })
+      .def_property_readonly(
+          "flops", [](const PyConv2D &self) { return self.conv_.flops(); })
+      .def_property_readonly("input_shape", &PyConv2D::inputShape)
+      .def_property_readonly("weight_shape", &PyConv2D::weightShape)
+      .def_property_readonly("output_shape", &PyConv2D::outputShape);
+
+  py::class_<PyMatMul>(module, "MatMul")
+      .def(py::init([](int64_t M, int64_t N, int64_t K, int64_t batch,
+                       bool transA, bool transB, bool broadcastB,
+                       const std::string &activation, float alpha, float beta,
+                       bool residual, bool constantB) {
+             ttile::MatMulParams p;
+             p.M = M, p.N = N, p.K = K, p.batch = batch;
+             p.transA = transA, p.transB = transB, p.broadcastB = broadcastB;
+             p.activation = activationNamed(activation);
+             p.alpha = alpha, p.beta = beta;
+             p.residual = residual;
+             p.constantB = constantB;
+             return new PyMatMul(p);
+           }),
+           py::arg("M"), py::arg("N"), py::arg("K"), py::kw_only(),
+           py::arg("batch") = 1, py::arg("trans_a") = false,
+           py::arg("trans_b") = false, py::arg("broadcast_b") = false,
+           py::arg("activation") = "none", py::arg("alpha") = 0.0f,
+           py::arg("beta") = 0.0f, py::arg("residual") = false,
+           py::arg("constant_b") = false)
+      .def(
+          "tune",
+          [](PyMatMul &self, int trials, double seconds, uint64_t seed,
+             bool retune, std::optional<py::function> progress) -> PyMatMul & {
+            self.tune(tuneOptions(trials, seconds, seed, retune, progress));
+            return self;
+          },
+          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
+          py::arg("seed") = 1, py::arg("retune") = false,
+          py::arg("progress") = py::none(), py::return_value_policy::reference)
+      .def("set_weights", &PyMatMul::setWeights, py::arg("B"))
+      .def("run", &PyMatMul::run, py::arg("A"), py::arg("B") = py::none(),
+           py::kw_only(), py::arg("bias") = py::none(),
+           py::arg("residual") = py::none(), py::arg("out") = py::none())
+      .def_property_readonly("scheme",
+                             [](const PyMatMul &self) {
+                               return self.matmul_.scheme();
+                             })
+      .def_property_readonly("tune_info",
+                             [](const PyMatMul &self) {
+                               return infoDict(self.matmul_.tuneInfo());
+                             })
+      .def_property_readonly(
+          "flops", [](const PyMatMul &self) { return self.matmul_.flops(); })
+      .def_property_readonly("a_shape", &PyMatMul::aShape)
+      .def_property_readonly("b_shape", &PyMatMul::bShape)
+      .def_property_readonly("c_shape", &PyMatMul::cShape);
+}

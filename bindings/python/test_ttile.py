@@ -1,0 +1,140 @@
+"""Tests of the ttile Python module against numpy references.
+
+Run by ctest (PythonModule) with PYTHONPATH at the built module, in a cache
+directory of its own.
+"""
+
+import os
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+
+import ttile
+
+CACHE = tempfile.TemporaryDirectory(prefix="ttile-python-test-")
+os.environ["TTILE_CACHE_DIR"] = CACHE.name
+
+
+def conv_nhwc(x, w, stride=1, pad=0):
+    """A direct convolution: x (N,H,W,C), w (R,S,C,K), float64."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    n, h, wd, c = x.shape
+    r, s, _, k = w.shape
+    oh, ow = (h - r) // stride + 1, (wd - s) // stride + 1
+    out = np.zeros((n, oh, ow, k))
+    for i in range(r):
+        for j in range(s):
+            patch = x[:, i:i + stride * oh:stride, j:j + stride * ow:stride, :]
+            out += np.einsum("nhwc,ck->nhwk", patch, w[i, j].astype(np.float64))
+    return out
+
+
+class Conv2DTest(unittest.TestCase):
+    def setUp(self):
+        self.rng = np.random.default_rng(7)
+
+    def random(self, *shape):
+        return self.rng.standard_normal(shape).astype(np.float32)
+
+    def test_nhwc_relu_bias_matches_numpy(self):
+        conv = ttile.Conv2D(C=8, H=9, W=7, K=16, R=3, S=3, padding=1,
+                            activation="relu")
+        self.assertEqual(conv.output_shape, [1, 9, 7, 16])
+        x, w, b = self.random(1, 9, 7, 8), self.random(3, 3, 8, 16), self.random(16)
+        y = conv.tune(trials=2).run(x, w, bias=b)
+        expected = np.maximum(conv_nhwc(x, w, pad=1) + b, 0)
+        np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+        info = conv.tune_info
+        self.assertTrue(info["tuned"])
+        self.assertGreater(info["gflops"], 0)
+        self.assertTrue(conv.is_cached(trials=2))
+        self.assertIn("V(", conv.scheme)
+        self.assertEqual(conv.flops, 2 * 9 * 7 * 16 * 8 * 9)
+
+    def test_nchw_constant_weights_into_given_output(self):
+        conv = ttile.Conv2D(C=4, H=6, W=6, K=8, R=3, S=3, N=2, stride=2,
+                            layout="nchw", constant_weights=True)
+        x, w = self.random(2, 4, 6, 6), self.random(8, 4, 3, 3)
+        conv.set_weights(w)
+        out = np.empty(conv.output_shape, dtype=np.float32)
+        result = conv.run(x, output=out)
+        self.assertIs(result, out)
+        expected = conv_nhwc(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                             stride=2).transpose(0, 3, 1, 2)
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+    def test_bad_arrays_are_refused_with_their_name(self):
+        conv = ttile.Conv2D(C=4, H=5, W=5, K=8, R=3, S=3)
+        x, w = self.random(1, 5, 5, 4), self.random(3, 3, 4, 8)
+        with self.assertRaisesRegex(TypeError, "input must be a float32 array, not float64"):
+            conv.run(x.astype(np.float64), w)
+        with self.assertRaisesRegex(ValueError, r"weights has shape \(3, 3, 8, 4\), expected \(3, 3, 4, 8\)"):
+            conv.run(x, w.reshape(3, 3, 8, 4))
+        with self.assertRaisesRegex(ValueError, "input must be C-contiguous"):
+            conv.run(np.asfortranarray(x), w)
+        with self.assertRaisesRegex(ValueError, "weights are missing"):
+            conv.run(x)
+        readonly = np.empty(conv.output_shape, dtype=np.float32)
+        readonly.flags.writeable = False
+        with self.assertRaisesRegex(ValueError, "output is read-only"):
+            conv.run(x, w, output=readonly)
+        with self.assertRaisesRegex(ValueError, "activation must be one of"):
+            ttile.Conv2D(C=4, H=5, W=5, K=8, R=3, S=3, activation="swish")
+        with self.assertRaisesRegex(ttile.Error, r"C \(0\) must be at least 1"):
+            ttile.Conv2D(C=0, H=5, W=5, K=8, R=3, S=3)
+
+    def test_progress_and_threads_while_the_gil_is_released(self):
+        conv = ttile.Conv2D(C=8, H=8, W=8, K=16, R=3, S=3, padding=1)
+        steps = []
+        conv.tune(trials=3, seed=5, progress=lambda *step: steps.append(step))
+        self.assertEqual([s[0] for s in steps], [1, 2, 3])
+        x, w = self.random(1, 8, 8, 8), self.random(3, 3, 8, 16)
+        expected = conv.run(x, w)
+        results = [None] * 4
+
+        def work(i):
+            results[i] = conv.run(x, w)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for result in results:
+            np.testing.assert_array_equal(result, expected)
+
+
+class MatMulTest(unittest.TestCase):
+    def test_batched_transposed_with_epilogue(self):
+        rng = np.random.default_rng(3)
+        mm = ttile.MatMul(5, 24, 7, batch=3, trans_b=True, activation="relu",
+                          residual=True)
+        self.assertEqual(mm.b_shape, [3, 24, 7])
+        a = rng.standard_normal((3, 5, 7)).astype(np.float32)
+        b = rng.standard_normal((3, 24, 7)).astype(np.float32)
+        bias = rng.standard_normal(24).astype(np.float32)
+        res = rng.standard_normal((3, 5, 24)).astype(np.float32)
+        c = mm.tune(trials=2).run(a, b, bias=bias, residual=res)
+        expected = np.maximum(a.astype(np.float64) @ b.transpose(0, 2, 1) + bias + res, 0)
+        np.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-4)
+
+    def test_constant_b_broadcast(self):
+        rng = np.random.default_rng(4)
+        mm = ttile.MatMul(4, 16, 8, batch=2, broadcast_b=True, constant_b=True)
+        b = rng.standard_normal((8, 16)).astype(np.float32)
+        mm.set_weights(b)
+        a = rng.standard_normal((2, 4, 8)).astype(np.float32)
+        np.testing.assert_allclose(mm.run(a), a @ b, rtol=1e-4, atol=1e-4)
+        with self.assertRaisesRegex(ValueError, "pass no B"):
+            mm.run(a, b)
+
+
+class ModuleTest(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(ttile.__version__, r"^\d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main()

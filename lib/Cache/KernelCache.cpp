@@ -172,6 +172,12 @@ bool KernelCache::store(const CacheKey &key, const KernelEntry &entry) const {
   return store_ && store_->write(kKind, key.str(), encodeKernelEntry(entry));
 }
 
+KeyLock KernelCache::lockIfFree(const CacheKey &key) const {
+  if (!store_)
+    return KeyLock();
+  return KeyLock::ifFree(*store_, kKind, key.str());
+}
+
 KeyLock KernelCache::lockForTuning(
     const CacheKey &key, std::chrono::duration<double> waitLimit) const {
   if (!store_)

@@ -115,6 +115,9 @@ public:
   std::optional<KernelEntry> load(const CacheKey &key) const;
   /// False when disabled, or (logged) when the write fails.
   bool store(const CacheKey &key, const KernelEntry &entry) const;
+  /// The lock of the protocol above if nobody holds it now, else one that
+  /// holds nothing (KeyLock::ifFree).
+  KeyLock lockIfFree(const CacheKey &key) const;
   /// The lock of the protocol above, waited for `waitLimit` at most (see
   /// KeyLock); one that holds nothing when disabled.
   KeyLock lockForTuning(const CacheKey &key,

@@ -548,6 +548,23 @@ KeyLock::KeyLock(const RecordStore &store, std::string_view kind,
   fd_ = fd;
 }
 
+KeyLock KeyLock::ifFree(const RecordStore &store, std::string_view kind,
+                       std::string_view key) {
+  fs::path path = store.pathFor(kind, key);
+  path += kLockExtension;
+  KeyLock lock;
+  std::error_code error;
+  fs::create_directories(path.parent_path(), error);
+  int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return lock;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+    lock.fd_ = fd;
+  else
+    ::close(fd);
+  return lock;
+}
+
 KeyLock::KeyLock(KeyLock &&other) noexcept
     : fd_(std::exchange(other.fd_, -1)) {}
 

@@ -113,6 +113,10 @@ public:
   KeyLock(const RecordStore &store, std::string_view kind, std::string_view key,
           std::chrono::duration<double> waitLimit =
               std::chrono::duration<double>::max());
+  /// The lock if it is free now, else (quietly) one that holds nothing:
+  /// for work that is worth doing only when nobody tunes the key.
+  static KeyLock ifFree(const RecordStore &store, std::string_view kind,
+                        std::string_view key);
   /// A lock that holds nothing, for a disabled cache.
   KeyLock() = default;
   KeyLock(KeyLock &&other) noexcept;

@@ -78,7 +78,7 @@ search::TuneOptions searchOptions(const TuneOptions &options) {
 /// What a cache entry tells about the kernel it holds.
 TuneInfo infoFromEntry(const cache::KernelEntry &entry) {
   TuneInfo info;
-  info.tuned = true;
+  info.tuned = entry.trials > 0; // Untuned kernels are cached with none.
   info.cacheHit = true;
   info.gflops = entry.gflops;
   info.kernelSeconds = entry.seconds;
@@ -99,8 +99,10 @@ const jit::Kernel &TunedKernel::kernelForRun() {
   std::lock_guard lock(mutex_);
   if (!kernelsUsed_.empty()) // Published while this thread waited.
     return *kernelsUsed_.back();
-  if (std::optional<Found> cached =
-          findCached(cache::KernelCache(), problem_.cacheKey())) {
+  // Any cached kernel will do, a tuned winner or an untuned one.
+  cache::KernelCache cache;
+  cache::CacheKey key = problem_.cacheKey();
+  if (std::optional<Found> cached = findCached(cache, key, /*trials=*/0)) {
     info_ = cached->info;
     publish(std::move(cached->kernel));
     return *kernelsUsed_.back();
@@ -113,7 +115,23 @@ const jit::Kernel &TunedKernel::kernelForRun() {
              "without measurement; tune() finds a faster one",
              problem_.opName(), problem_.str(),
              scheme::printScheme(kernelsUsed_.back()->scheme()));
+  storeUntuned(cache, key, *kernelsUsed_.back());
   return *kernelsUsed_.back();
+}
+
+void TunedKernel::storeUntuned(const cache::KernelCache &cache,
+                               const cache::CacheKey &key,
+                               const jit::Kernel &kernel) const {
+  // Never over a tuned winner: only while nobody tunes this key (a tuner
+  // holds its lock until it has stored) and nothing is stored yet.
+  cache::KeyLock lock = cache.lockIfFree(key);
+  if (!lock.held() || cache.load(key))
+    return;
+  cache::KernelEntry entry;
+  entry.objectCode = kernel.objectCode();
+  entry.scheme = scheme::printScheme(kernel.scheme());
+  entry.entryName = jit::kKernelEntryName;
+  cache.store(key, entry); // trials and trialsAsked 0: untuned.
 }
 
 void TunedKernel::publish(std::shared_ptr<const jit::Kernel> kernel) {
@@ -212,11 +230,7 @@ void TunedKernel::tune(const TuneOptions &options) {
                           ? std::numeric_limits<int>::max()
                           : options.trials;
   entry.tuningSeconds = result.seconds;
-  // Figures that disagree with the winner's own trial
-  // (search::TuneResult::agreesWithTrial) are not stored: the next process
-  // tunes again rather than trust them.
-  if (result.agreesWithTrial)
-    cache.store(key, entry);
+  cache.store(key, entry);
 
   TuneInfo info = infoFromEntry(entry);
   info.cacheHit = false;

@@ -79,6 +79,12 @@ private:
   std::optional<Found> findCached(const cache::KernelCache &cache,
                                   const cache::CacheKey &key,
                                   int trials = 1) const;
+  /// Caches an untuned kernel (0 trials) where nothing is cached, so that
+  /// a shape run untuned (a new batch size, say) is compiled once per
+  /// machine rather than once per process (0.5-0.7 s a layer); any tune()
+  /// replaces it.
+  void storeUntuned(const cache::KernelCache &cache, const cache::CacheKey &key,
+                    const jit::Kernel &kernel) const;
   void use(std::shared_ptr<const jit::Kernel> newKernel,
            const TuneInfo &newInfo);
 

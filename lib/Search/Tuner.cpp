@@ -71,8 +71,8 @@ constexpr int kFinalRounds = 7;
 /// 478). The winner's median may be this many times its trial's; the peak
 /// probe's median in the same rounds must reach this share of the
 /// process's peak. Otherwise the rounds are measured again, up to
-/// kFinalAttempts times in all; a winner that still disagrees is not stored
-/// (FinalVerdict in Tuner.h).
+/// kFinalAttempts times in all; a winner that still disagrees keeps the
+/// figure of its trial (FinalVerdict in Tuner.h).
 constexpr double kFinalSlowdownLimit = 2.0;
 constexpr double kQuietPeakShare = 0.75;
 constexpr int kFinalAttempts = 3;
@@ -255,9 +255,12 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       finalist.checked.kernel.run(finalist.checked.arguments.pointers());
     });
   finalRuns.push_back([&probe] { probe.run(); });
+  std::vector<measure::Measurement> trialTimings;
   std::vector<double> trialSeconds;
-  for (const Finalist &finalist : finalists)
+  for (const Finalist &finalist : finalists) {
+    trialTimings.push_back(finalist.timing);
     trialSeconds.push_back(finalist.timing.medianSeconds);
+  }
   FinalVerdict verdict;
   for (int attempt = 1; attempt <= kFinalAttempts; ++attempt) {
     std::vector<measure::Measurement> finalTimings =
@@ -278,11 +281,15 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     log().info("final rounds of {}, attempt {}: {}; measuring again",
                spec.str(), attempt, verdict.str());
   }
-  if (!verdict.agrees())
-    log().warn("tuning {}: {} in {} attempts; the winner is used but not "
-               "stored in the cache, so that a quieter run tunes it again",
+  if (!verdict.agrees()) {
+    // The winner is still the fastest in every round; its final figures
+    // are not believed, and every finalist keeps the figure of its trial.
+    log().warn("tuning {}: {} in {} attempts; the winner's figures are "
+               "those of its trial",
                spec.str(), verdict.str(), kFinalAttempts);
-  else if (!verdict.quiet())
+    for (size_t i = 0; i < finalists.size(); ++i)
+      finalists[i].timing.medianSeconds = trialTimings[i].medianSeconds;
+  } else if (!verdict.quiet())
     log().info("tuning {}: the machine stayed busy ({}); the figures may "
                "be low",
                spec.str(), verdict.str());
@@ -304,7 +311,6 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                   measured,
                   rejected,
                   secondsSince(start),
-                  verdict.agrees(),
                   draws.exhausted()};
   log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "
              "peak) with {}",

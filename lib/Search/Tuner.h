@@ -71,10 +71,6 @@ struct TuneResult {
   int trials = 0;           ///< Candidates measured.
   int rejected = 0;         ///< Candidates that failed to compile or check.
   double seconds = 0;       ///< Wall time of tune().
-  /// The winner's final figures agree with its own trial (FinalVerdict):
-  /// they may be stored. Otherwise the kernel is still the best found, but
-  /// its figures are a glitch's or a busy machine's.
-  bool agreesWithTrial = true;
   /// Every candidate of the space was drawn: more trials find nothing new.
   bool exhaustedSpace = false;
 };
@@ -82,9 +78,10 @@ struct TuneResult {
 /// What a tuning's final rounds are worth. tune() measures them again, up
 /// to three times in all, until the machine was quiet (the peak probe,
 /// timed in the same rounds, ran near the peak) and the winner ran about as
-/// fast as in its own trial. Figures that still disagree with the trial are
-/// not stored; those of a machine that stayed busy (other tunings of the
-/// same process, say) but agree are.
+/// fast as in its own trial. Where the final figures still disagree with
+/// the trials, the finalists keep their trial's figures; a machine that
+/// stayed busy (other tunings of the same process, say) but gives agreeing
+/// figures keeps the final ones.
 struct FinalVerdict {
   double probeShare = 1;     ///< The probe's median speed over the peak.
   double winnerSlowdown = 1; ///< The winner's final median over its trial's.

@@ -461,8 +461,12 @@ TEST_F(Conv2DTest, RunsUntunedWithoutTune) {
   EXPECT_FALSE(info.tuned);
   EXPECT_FALSE(info.cacheHit);
   EXPECT_EQ(info.trials, 0);
-  // An untuned kernel is never cached: the next object still tunes.
-  EXPECT_TRUE(records().empty());
+  // The untuned kernel is cached (AnUntunedKernelIsCachedUntilATuneReplacesIt),
+  // but the next object's tune() still tunes.
+  Conv2D next(smallLayer());
+  next.tune(quickTune());
+  EXPECT_FALSE(next.tuneInfo().cacheHit);
+  EXPECT_TRUE(next.tuneInfo().tuned);
 }
 
 //===--- The cache --------------------------------------------------------===//
@@ -505,6 +509,36 @@ TEST_F(Conv2DTest, ACacheHitHonoursTheTrialsAsked) {
   EXPECT_EQ(retuned.tuneInfo().trials, 1);
   // The retune replaced the record: it now holds a 1-trial winner.
   EXPECT_FALSE(Conv2D(p).isCached(three));
+  EXPECT_EQ(records().size(), 1u);
+}
+
+// A shape run untuned is compiled once per machine, not once per process:
+// its kernel is cached with 0 trials, which run() links and tune() replaces.
+TEST_F(Conv2DTest, AnUntunedKernelIsCachedUntilATuneReplacesIt) {
+  Conv2DParams p = smallLayer();
+  ConvCase reference(p);
+  Conv2D first(p);
+  reference.expectMatches(reference.run(first));
+  EXPECT_FALSE(first.tuneInfo().tuned);
+  EXPECT_FALSE(first.tuneInfo().cacheHit);
+  ASSERT_EQ(records().size(), 1u);
+
+  Conv2D second(p);
+  reference.expectMatches(reference.run(second));
+  EXPECT_FALSE(second.tuneInfo().tuned);
+  EXPECT_TRUE(second.tuneInfo().cacheHit);
+  EXPECT_EQ(second.scheme(), first.scheme());
+  EXPECT_FALSE(second.isCached(quickTune()));
+
+  second.tune(quickTune());
+  EXPECT_TRUE(second.tuneInfo().tuned);
+  EXPECT_FALSE(second.tuneInfo().cacheHit);
+  // The winner replaced the untuned kernel, and an untuned run never
+  // replaces a winner.
+  Conv2D third(p);
+  reference.expectMatches(reference.run(third));
+  EXPECT_TRUE(third.tuneInfo().tuned);
+  EXPECT_EQ(third.scheme(), second.scheme());
   EXPECT_EQ(records().size(), 1u);
 }
 

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,12 @@ int main(int argc, char **argv) {
   try {
     ttile::Conv2DParams params = ttile::testing::smallLayer();
     ttile::Conv2D conv(params);
-    conv.tune(ttile::testing::quickTune());
+    ttile::TuneOptions options = ttile::testing::quickTune();
+    // A wait without limit is a blocking flock, which /proc/locks shows:
+    // the parent waits to see both children blocked there. (A limited wait
+    // polls; KeyLockTest covers it.)
+    options.lockWaitSeconds = std::numeric_limits<double>::infinity();
+    conv.tune(options);
     ttile::testing::ConvCase reference(params);
     std::vector<std::string> mismatches =
         reference.mismatches(reference.run(conv));

@@ -212,8 +212,8 @@ TEST(Tuner, FinalRoundsAreJudgedByTheProbeAndTheWinnersTrial) {
       << busy.str();
 }
 
-// Tuning beside threads that keep every CPU busy: whatever is settled
-// (and would be stored) is not far below what the winner does on a quiet
+// Tuning beside threads that keep every CPU busy: the figure tune()
+// returns (and stores) is not far below what the winner does on a quiet
 // machine.
 TEST(Tuner, ABusyMachineNeverSettlesAFigureFarBelowTheKernel) {
   spec::Spec spec = smallConv();
@@ -230,8 +230,6 @@ TEST(Tuner, ABusyMachineNeverSettlesAFigureFarBelowTheKernel) {
   for (std::thread &hog : hogs)
     hog.join();
   expectCorrect(result.kernel);
-  if (!result.agreesWithTrial)
-    return;
   measure::TensorBuffers buffers(spec, 1);
   measure::KernelArguments arguments(result.kernel, buffers);
   measure::MeasureOptions protocol;
@@ -240,8 +238,8 @@ TEST(Tuner, ABusyMachineNeverSettlesAFigureFarBelowTheKernel) {
   double quiet = measure::measure(
                      [&] { result.kernel.run(arguments.pointers()); }, protocol)
                      .medianSeconds;
-  EXPECT_LT(result.timing.medianSeconds, 2.5 * quiet)
-      << "settled at " << result.gflops << " GFLOP/s";
+  EXPECT_LT(result.timing.medianSeconds, 3 * quiet)
+      << "tuned at " << result.gflops << " GFLOP/s";
 }
 
 TEST(Tuner, RejectsZeroTrials) {

@@ -39,8 +39,8 @@ std::string formatShape(const Shape &shape) {
 
 /// The float32 data of `array`, after checking its dtype, layout and shape;
 /// `writable` for outputs.
-float *checkedData(const py::array &array, const char *name,
-                   const Shape &shape, bool writable = false) {
+float *checkedData(const py::array &array, const char *name, const Shape &shape,
+                   bool writable = false) {
   if (!array.dtype().is(py::dtype::of<float>()))
     throw py::type_error(std::string(name) + " must be a float32 array, not " +
                          std::string(py::str(array.dtype())));
@@ -125,6 +125,7 @@ std::pair<int64_t, int64_t> pairOf(const py::object &value, const char *name) {
 class PyConv2D {
 public:
   explicit PyConv2D(const ttile::Conv2DParams &params) : conv_(params) {}
+  const ttile::Conv2D &op() const { return conv_; }
 
   const ttile::Conv2DParams &params() const { return conv_.params(); }
   bool nchw() const { return params().layout == ttile::Layout::NCHW; }
@@ -163,8 +164,7 @@ public:
                             "given to set_weights(); pass no weights");
     if (!params().constantWeights && !weights)
       throw py::value_error("weights are missing");
-    py::array result = output ? *output
-                              : py::array_t<float>(outputShape());
+    py::array result = output ? *output : py::array_t<float>(outputShape());
     ttile::RunArgs args{
         checkedData(input, "input", inputShape()),
         optionalData(weights, "weights", weightShape()),
@@ -186,11 +186,11 @@ public:
 class PyMatMul {
 public:
   explicit PyMatMul(const ttile::MatMulParams &params) : matmul_(params) {}
+  const ttile::MatMul &op() const { return matmul_; }
 
   const ttile::MatMulParams &params() const { return matmul_.params(); }
   Shape batched(bool batch, int64_t rows, int64_t columns) const {
-    return batch ? Shape{params().batch, rows, columns}
-                 : Shape{rows, columns};
+    return batch ? Shape{params().batch, rows, columns} : Shape{rows, columns};
   }
   bool batchedArrays() const { return params().batch > 1; }
   Shape aShape() const {
@@ -243,6 +243,36 @@ public:
   ttile::MatMul matmul_;
 };
 
+/// The members every operator has, over its C++ object (op()) and its
+/// tune(): tune, is_cached, scheme, tune_info and flops.
+template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
+  cls.def(
+         "tune",
+         [](PyOp &self, int trials, double seconds, uint64_t seed, bool retune,
+            std::optional<py::function> progress) -> PyOp & {
+           self.tune(tuneOptions(trials, seconds, seed, retune, progress));
+           return self;
+         },
+         py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
+         py::arg("seed") = 1, py::arg("retune") = false,
+         py::arg("progress") = py::none(), py::return_value_policy::reference)
+      .def(
+          "is_cached",
+          [](const PyOp &self, int trials) {
+            ttile::TuneOptions options;
+            options.trials = trials;
+            return self.op().isCached(options);
+          },
+          py::kw_only(), py::arg("trials") = 20)
+      .def_property_readonly(
+          "scheme", [](const PyOp &self) { return self.op().scheme(); })
+      .def_property_readonly(
+          "tune_info",
+          [](const PyOp &self) { return infoDict(self.op().tuneInfo()); })
+      .def_property_readonly(
+          "flops", [](const PyOp &self) { return self.op().flops(); });
+}
+
 } // namespace
 
 PYBIND11_MODULE(ttile, module) {
@@ -251,7 +281,9 @@ PYBIND11_MODULE(ttile, module) {
   module.attr("__version__") = ttile::versionString;
   py::register_exception<ttile::Error>(module, "Error", PyExc_RuntimeError);
 
-  py::class_<PyConv2D>(module, "Conv2D")
+  py::class_<PyConv2D> conv2d(module, "Conv2D");
+  addTuningMembers(conv2d);
+  conv2d
       .def(py::init([](int64_t C, int64_t H, int64_t W, int64_t K, int64_t R,
                        int64_t S, int64_t N, const py::object &stride,
                        const py::object &padding, const py::object &dilation,
@@ -279,58 +311,33 @@ PYBIND11_MODULE(ttile, module) {
              if (layout != "nhwc" && layout != "nchw")
                throw py::value_error("layout must be 'nhwc' or 'nchw', not '" +
                                      layout + "'");
-             p.layout = layout == "nchw" ? ttile::Layout::NCHW
-                                         : ttile::Layout::NHWC;
+             p.layout =
+                 layout == "nchw" ? ttile::Layout::NCHW : ttile::Layout::NHWC;
              p.activation = activationNamed(activation);
              p.alpha = alpha, p.beta = beta;
              p.residual = residual;
              p.constantWeights = constantWeights;
              return new PyConv2D(p);
            }),
-           py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"),
-           py::arg("R"), py::arg("S"), py::kw_only(), py::arg("N") = 1,
-           py::arg("stride") = 1, py::arg("padding") = 0,
-           py::arg("dilation") = 1, py::arg("groups") = 1,
-           py::arg("layout") = "nhwc", py::arg("activation") = "none",
-           py::arg("alpha") = 0.0f, py::arg("beta") = 0.0f,
-           py::arg("residual") = false, py::arg("constant_weights") = false)
-      .def(
-          "tune",
-          [](PyConv2D &self, int trials, double seconds, uint64_t seed,
-             bool retune, std::optional<py::function> progress) -> PyConv2D & {
-            self.tune(tuneOptions(trials, seconds, seed, retune, progress));
-            return self;
-          },
-          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
-          py::arg("seed") = 1, py::arg("retune") = false,
-          py::arg("progress") = py::none(), py::return_value_policy::reference)
+           py::arg("C"), py::arg("H"), py::arg("W"), py::arg("K"), py::arg("R"),
+           py::arg("S"), py::kw_only(), py::arg("N") = 1, py::arg("stride") = 1,
+           py::arg("padding") = 0, py::arg("dilation") = 1,
+           py::arg("groups") = 1, py::arg("layout") = "nhwc",
+           py::arg("activation") = "none", py::arg("alpha") = 0.0f,
+           py::arg("beta") = 0.0f, py::arg("residual") = false,
+           py::arg("constant_weights") = false)
       .def("set_weights", &PyConv2D::setWeights, py::arg("weights"))
       .def("run", &PyConv2D::run, py::arg("input"),
            py::arg("weights") = py::none(), py::kw_only(),
            py::arg("bias") = py::none(), py::arg("residual") = py::none(),
            py::arg("output") = py::none())
-      .def("is_cached",
-           [](const PyConv2D &self, int trials) {
-             ttile::TuneOptions options;
-             options.trials = trials;
-             return self.conv_.isCached(options);
-           },
-           py::kw_only(), py::arg("trials") = 20)
-      .def_property_readonly("scheme",
-                             [](const PyConv2D &self) {
-                               return self.conv_.scheme();
-                             })
-      .def_property_readonly("tune_info",
-                             [](const PyConv2D &self) {
-                               return infoDict(self.conv_.tuneInfo());
-                             })
-      .def_property_readonly(
-          "flops", [](const PyConv2D &self) { return self.conv_.flops(); })
       .def_property_readonly("input_shape", &PyConv2D::inputShape)
       .def_property_readonly("weight_shape", &PyConv2D::weightShape)
       .def_property_readonly("output_shape", &PyConv2D::outputShape);
 
-  py::class_<PyMatMul>(module, "MatMul")
+  py::class_<PyMatMul> matmul(module, "MatMul");
+  addTuningMembers(matmul);
+  matmul
       .def(py::init([](int64_t M, int64_t N, int64_t K, int64_t batch,
                        bool transA, bool transB, bool broadcastB,
                        const std::string &activation, float alpha, float beta,
@@ -350,30 +357,10 @@ PYBIND11_MODULE(ttile, module) {
            py::arg("activation") = "none", py::arg("alpha") = 0.0f,
            py::arg("beta") = 0.0f, py::arg("residual") = false,
            py::arg("constant_b") = false)
-      .def(
-          "tune",
-          [](PyMatMul &self, int trials, double seconds, uint64_t seed,
-             bool retune, std::optional<py::function> progress) -> PyMatMul & {
-            self.tune(tuneOptions(trials, seconds, seed, retune, progress));
-            return self;
-          },
-          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
-          py::arg("seed") = 1, py::arg("retune") = false,
-          py::arg("progress") = py::none(), py::return_value_policy::reference)
       .def("set_weights", &PyMatMul::setWeights, py::arg("B"))
       .def("run", &PyMatMul::run, py::arg("A"), py::arg("B") = py::none(),
            py::kw_only(), py::arg("bias") = py::none(),
            py::arg("residual") = py::none(), py::arg("out") = py::none())
-      .def_property_readonly("scheme",
-                             [](const PyMatMul &self) {
-                               return self.matmul_.scheme();
-                             })
-      .def_property_readonly("tune_info",
-                             [](const PyMatMul &self) {
-                               return infoDict(self.matmul_.tuneInfo());
-                             })
-      .def_property_readonly(
-          "flops", [](const PyMatMul &self) { return self.matmul_.flops(); })
       .def_property_readonly("a_shape", &PyMatMul::aShape)
       .def_property_readonly("b_shape", &PyMatMul::bShape)
       .def_property_readonly("c_shape", &PyMatMul::cShape);

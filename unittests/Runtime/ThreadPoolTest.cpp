@@ -12,9 +12,10 @@
 
 #include "Support/ThreadPool.h"
 
+#include "BusyCpus.h"
+
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -93,22 +94,12 @@ TEST(ThreadPoolTest, LoopsFromManyThreadsRunEveryIterationOnce) {
 // worker's block is then run by whoever is free (work stealing), and
 // still exactly once.
 TEST(ThreadPoolTest, LoopsOnABusyMachineRunEveryIterationOnce) {
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> hogs;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency());
-       ++t)
-    hogs.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed))
-        ;
-    });
+  testing::BusyCpus busy;
   for (int64_t loop = 0; loop < 2000; ++loop) {
     LoopRecord record(1 + loop % 23);
     record.run();
     record.expectEachIterationRanOnce();
   }
-  stop = true;
-  for (std::thread &hog : hogs)
-    hog.join();
 }
 
 } // namespace

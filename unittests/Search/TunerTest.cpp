@@ -3,6 +3,8 @@
 #include "PaperLayers.h"
 #include "SmallConv.h"
 
+#include "BusyCpus.h"
+
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
@@ -15,11 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <limits>
-#include <thread>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -217,18 +217,12 @@ TEST(Tuner, FinalRoundsAreJudgedByTheProbeAndTheWinnersTrial) {
 // machine.
 TEST(Tuner, ABusyMachineNeverSettlesAFigureFarBelowTheKernel) {
   spec::Spec spec = smallConv();
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> hogs;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency());
-       ++t)
-    hogs.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed))
-        ;
-    });
-  TuneResult result = tune(spec, quickOptions(Strategy::ModelRanked));
-  stop = true;
-  for (std::thread &hog : hogs)
-    hog.join();
+  std::optional<TuneResult> tuned;
+  {
+    testing::BusyCpus busy;
+    tuned = tune(spec, quickOptions(Strategy::ModelRanked));
+  }
+  TuneResult &result = *tuned;
   expectCorrect(result.kernel);
   measure::TensorBuffers buffers(spec, 1);
   measure::KernelArguments arguments(result.kernel, buffers);

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <utility>
 
 namespace ttile::search {
@@ -33,7 +35,8 @@ std::vector<scheme::Scheme> CandidateDraws::next(int count, int draws) {
   for (int duplicates = 0;
        !spaceExhausted_ && static_cast<int>(unreturned_.size()) < draws;) {
     scheme::Scheme candidate = space_.sample(random_);
-    if (!seen_.insert(scheme::printScheme(candidate)).second) {
+    if (!seen_.insert(std::hash<std::string>()(scheme::printScheme(candidate)))
+             .second) {
       spaceExhausted_ = ++duplicates == kDuplicatesBeforeExhausted;
       continue;
     }

@@ -19,8 +19,7 @@
 
 #include <cstdint>
 #include <random>
-#include <set>
-#include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -46,7 +45,9 @@ public:
 private:
   const SearchSpace &space_;
   std::mt19937_64 random_;
-  std::set<std::string> seen_;
+  /// Hashes of the printed schemes drawn: 8 bytes each rather than the
+  /// text (a collision only skips a candidate).
+  std::unordered_set<uint64_t> seen_;
   /// Drawn, not returned yet, with their model cost.
   std::vector<std::pair<double, scheme::Scheme>> unreturned_;
   int64_t returned_ = 0;

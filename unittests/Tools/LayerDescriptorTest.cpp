@@ -135,7 +135,10 @@ TEST(LayerDescriptor, MalformedEpiloguesAreErrors) {
 
 TEST(LayerDescriptor, NamesThatOnlyLookLikeEpiloguesStay) {
   EXPECT_EQ(parseLayerDescriptor("ic8oc8ih8kh3nconv_2").name, "conv_2");
-  EXPECT_EQ(parseLayerDescriptor("ic8oc8ih8kh3nrelu").name, "relu");
+  // A name that is an epilogue word is refused: "nrelu" once named the
+  // layer relu and dropped its ReLU. Quoted, it is a name.
+  EXPECT_THROW(parseLayerDescriptor("ic8oc8ih8kh3nrelu"), Error);
+  EXPECT_EQ(parseLayerDescriptor("ic8oc8ih8kh3n\"relu\"").name, "relu");
   EXPECT_EQ(parseLayerDescriptor("ic8oc8ih8kh3n\"conv_relu\"").name,
             "conv_relu");
   EXPECT_EQ(

@@ -3,6 +3,7 @@
 #include "Runtime/LayoutConversion.h"
 
 #include "Measure/AlignedBuffer.h"
+#include "Support/ThreadPool.h"
 
 #include <algorithm>
 #include <vector>
@@ -64,15 +65,46 @@ float *threadBuffer(Slot slot, int64_t elements) {
 
 } // namespace
 
+namespace {
+
+/// Conversions smaller than this run on the calling thread: waking the
+/// pool's workers would cost more than the copy.
+constexpr int64_t kParallelElements = 1 << 14;
+
+/// transposeImages, cut into (image, block of kTile rows) iterations for
+/// the thread pool.
+struct TransposeJob {
+  const float *src;
+  int64_t rows, cols, rowBlocks;
+  float *dst;
+
+  static void runBlock(void *context, int64_t iteration, int64_t) {
+    const TransposeJob &job = *static_cast<const TransposeJob *>(context);
+    int64_t n = iteration / job.rowBlocks;
+    int64_t i = iteration % job.rowBlocks * kTile;
+    int64_t imageSize = job.rows * job.cols;
+    for (int64_t j = 0; j < job.cols; j += kTile)
+      transposeTile(job.src + n * imageSize + i * job.cols + j,
+                    std::min(kTile, job.rows - i),
+                    std::min(kTile, job.cols - j), job.cols, 1,
+                    job.dst + n * imageSize + j * job.rows + i, job.rows);
+  }
+};
+
+} // namespace
+
 void transposeImages(const float *src, int64_t images, int64_t rows,
                      int64_t cols, float *dst) {
-  int64_t imageSize = rows * cols;
-  for (int64_t n = 0; n < images; ++n)
-    for (int64_t i = 0; i < rows; i += kTile)
-      for (int64_t j = 0; j < cols; j += kTile)
-        transposeTile(src + n * imageSize + i * cols + j,
-                      std::min(kTile, rows - i), std::min(kTile, cols - j),
-                      cols, 1, dst + n * imageSize + j * rows + i, rows);
+  // On the pool: a converted layer's copies on one thread made depthwise
+  // NCHW slower on two workers than on one.
+  TransposeJob job{src, rows, cols, (rows + kTile - 1) / kTile, dst};
+  int64_t iterations = images * job.rowBlocks;
+  if (images * rows * cols >= kParallelElements) {
+    ttile_parallel_for(&TransposeJob::runBlock, &job, iterations);
+    return;
+  }
+  for (int64_t iteration = 0; iteration < iterations; ++iteration)
+    TransposeJob::runBlock(&job, iteration, 0);
 }
 
 void kcrsToRsck(const float *src, int64_t K, int64_t C, int64_t RS,

@@ -18,10 +18,11 @@ std::vector<float> iota(int64_t count) {
   return values;
 }
 
-/// Sizes below, at and above the 16 x 16 tiles, and odd ones.
+/// Sizes below, at and above the 16 x 16 tiles, and odd ones; the largest
+/// (2 x 200 x 97 and up) run on the thread pool.
 TEST(LayoutConversionTest, TransposesEveryImage) {
-  for (int64_t rows : {1, 3, 16, 17, 40})
-    for (int64_t cols : {1, 5, 16, 33}) {
+  for (int64_t rows : {1, 3, 16, 17, 40, 200})
+    for (int64_t cols : {1, 5, 16, 33, 97}) {
       SCOPED_TRACE(::testing::Message() << rows << " x " << cols);
       const int64_t images = 2;
       std::vector<float> src = iota(images * rows * cols);

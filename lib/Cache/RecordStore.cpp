@@ -516,20 +516,32 @@ bool lockWithin(int fd, std::chrono::duration<double> waitLimit,
   }
 }
 
+/// Opens (creating it and its directory) the lock file of `kind`/`key`;
+/// -1 with `error` set when it cannot.
+int openLockFile(const fs::path &path, std::error_code &error) {
+  fs::create_directories(path.parent_path(), error);
+  if (error)
+    return -1;
+  int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    error = lastError();
+  return fd;
+}
+
+fs::path lockPath(const RecordStore &store, std::string_view kind,
+                  std::string_view key) {
+  fs::path path = store.pathFor(kind, key);
+  path += kLockExtension;
+  return path;
+}
+
 } // namespace
 
 KeyLock::KeyLock(const RecordStore &store, std::string_view kind,
                  std::string_view key, std::chrono::duration<double> waitLimit) {
-  fs::path path = store.pathFor(kind, key);
-  path += kLockExtension;
+  fs::path path = lockPath(store, kind, key);
   std::error_code error;
-  fs::create_directories(path.parent_path(), error);
-  int fd = -1;
-  if (!error) {
-    fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (fd < 0)
-      error = lastError();
-  }
+  int fd = openLockFile(path, error);
   if (!error && !lockWithin(fd, waitLimit, error) && !error) {
     ::close(fd);
     log().warn("waited {:.1f} s for {}, which another tuner of the same "
@@ -549,13 +561,10 @@ KeyLock::KeyLock(const RecordStore &store, std::string_view kind,
 }
 
 KeyLock KeyLock::ifFree(const RecordStore &store, std::string_view kind,
-                       std::string_view key) {
-  fs::path path = store.pathFor(kind, key);
-  path += kLockExtension;
+                        std::string_view key) {
   KeyLock lock;
   std::error_code error;
-  fs::create_directories(path.parent_path(), error);
-  int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  int fd = openLockFile(lockPath(store, kind, key), error);
   if (fd < 0)
     return lock;
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0)

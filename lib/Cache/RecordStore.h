@@ -17,8 +17,8 @@
 #ifndef TTILE_CACHE_RECORDSTORE_H
 #define TTILE_CACHE_RECORDSTORE_H
 
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>

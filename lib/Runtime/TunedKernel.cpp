@@ -75,6 +75,12 @@ search::TuneOptions searchOptions(const TuneOptions &options) {
   return result;
 }
 
+/// Whether `entry` serves a tune() asking for `trials` (0 for run(), which
+/// takes any kernel): its tuning was asked for as many.
+bool serves(const cache::KernelEntry &entry, int trials) {
+  return entry.trialsAsked >= trials;
+}
+
 /// What a cache entry tells about the kernel it holds.
 TuneInfo infoFromEntry(const cache::KernelEntry &entry) {
   TuneInfo info;
@@ -151,7 +157,7 @@ TunedKernel::findCached(const cache::KernelCache &cache,
   std::optional<cache::KernelEntry> entry = cache.load(key);
   if (!entry)
     return std::nullopt;
-  if (entry->trialsAsked < trials) {
+  if (!serves(*entry, trials)) {
     log().info("{} {}: the cached winner was tuned with {} trials, {} are "
                "asked: tuning again",
                problem_.opName(), problem_.str(), entry->trialsAsked, trials);
@@ -285,7 +291,7 @@ bool TunedKernel::isCached(const TuneOptions &options) const {
     return false;
   std::optional<cache::KernelEntry> entry =
       cache::KernelCache().load(problem_.cacheKey());
-  return entry && entry->trialsAsked >= options.trials;
+  return entry && serves(*entry, options.trials);
 }
 
 } // namespace ttile::runtime

@@ -67,10 +67,9 @@ constexpr double kHopelessSlowdownLongKernel = 1.6;
 constexpr size_t kFinalists = 5;
 constexpr int kFinalRounds = 7;
 
-/// Figures the final rounds must agree with before they are stored (issue
-/// 25: with two workers, fresh tunings once stored 0.40 GFLOP/s for a
-/// kernel that runs at 350, and 106 for one a quiet retune measured at
-/// 478). The winner's median may be this many times its trial's; the peak
+/// When the final rounds' figures are believed (issue 25: with two
+/// workers, fresh tunings once stored 0.40 GFLOP/s for a kernel that runs
+/// at 350, and 106 for one a quiet retune measured at 478). The winner's median may be this many times its trial's; the peak
 /// probe's median in the same rounds must reach this share of the
 /// process's peak. Otherwise the rounds are measured again, up to
 /// kFinalAttempts times in all; a winner that still disagrees keeps the
@@ -120,7 +119,6 @@ void keepFastest(std::vector<Finalist> &finalists, Finalist candidate) {
   if (finalists.size() > kFinalists)
     finalists.pop_back();
 }
-
 
 /// The peak probe, compiled once per process for the final rounds.
 const measure::PeakKernel &peakKernel() {
@@ -259,12 +257,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       finalist.checked.kernel.run(finalist.checked.arguments.pointers());
     });
   finalRuns.push_back([&probe] { probe.run(); });
-  std::vector<measure::Measurement> trialTimings;
   std::vector<double> trialSeconds;
-  for (const Finalist &finalist : finalists) {
-    trialTimings.push_back(finalist.timing);
+  for (const Finalist &finalist : finalists)
     trialSeconds.push_back(finalist.timing.medianSeconds);
-  }
   FinalVerdict verdict;
   for (int attempt = 1; attempt <= kFinalAttempts; ++attempt) {
     std::vector<measure::Measurement> finalTimings =
@@ -292,7 +287,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                "those of its trial",
                spec.str(), verdict.str(), kFinalAttempts);
     for (size_t i = 0; i < finalists.size(); ++i)
-      finalists[i].timing.medianSeconds = trialTimings[i].medianSeconds;
+      finalists[i].timing.medianSeconds = trialSeconds[i];
   } else if (!verdict.quiet())
     log().info("tuning {}: the machine stayed busy ({}); the figures may "
                "be low",

@@ -14,9 +14,10 @@
 // each block is claimed before it runs: a worker runs its own block first,
 // then any block nobody has claimed yet. On a busy machine a worker may not
 // be scheduled for milliseconds; its block is then run by the caller (or
-// another worker) instead of waited for. With 1.5 CPUs of other load, a
-// forward pass took 9.2 ms on two workers against 1.25 ms on one when each
-// worker had to run its own block.
+// another worker) instead of waited for. With 1.5 CPUs of other load, the
+// 90th percentile of a depthwise + 1x1 pass fell from 4.3-6.2 ms to
+// 2.9-4.9 ms (6 paired runs); a worker descheduled in the middle of its
+// block is still waited for.
 //
 //===----------------------------------------------------------------------===//
 

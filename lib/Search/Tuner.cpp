@@ -283,7 +283,11 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   if (!verdict.agrees()) {
     // The winner is still the fastest in every round; its final figures
     // are not believed, and every finalist keeps the figure of its trial.
-    log().warn("tuning {}: {} in {} attempts; the winner's figures are "
+    // Info, not a warning: the kernel is right and its choice stands, and
+    // an engine tuning on a loaded machine would otherwise print this for
+    // every layer (CI's 2 cores under ctest -j2 did, and a test that
+    // expects a silent log failed).
+    log().info("tuning {}: {} in {} attempts; the winner's figures are "
                "those of its trial",
                spec.str(), verdict.str(), kFinalAttempts);
     for (size_t i = 0; i < finalists.size(); ++i)

@@ -280,6 +280,7 @@ const char *ttile_last_error(void);
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -553,6 +554,74 @@ public:
   /// Conv2D::setWeights().
   void setWeights(const float *B);
 
+  std::string scheme() const;
+  TuneInfo tuneInfo() const;
+  /// As Conv2D::isCached().
+  bool isCached(const TuneOptions &options = {}) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A tensor contraction of two operands, as numpy.einsum writes it:
+/// "abc,cd->abd" is C[a,b,d] = sum_c A[a,b,c] B[c,d]. Every tensor is
+/// dense and row-major in the order of its letters (the last letter is
+/// contiguous). Letters in both operands and the output are batch indices;
+/// letters missing from the output are summed. Case matters ('a' and 'A'
+/// are two indices).
+struct ContractionParams {
+  std::string einsum;
+  /// The size of every letter of einsum, and of no other.
+  std::map<char, int64_t> sizes;
+  /// B is given once, to Contraction::setWeights(), as constant weights are.
+  bool constantB = false;
+};
+
+/// A contraction of one einsum and sizes, with the kernel that computes
+/// it: the same life cycle, threading and errors as Conv2D and MatMul. The
+/// kernel reads A and B where they lie, transposing nothing whole; a tile
+/// of an operand is copied only where the tuner measured it faster.
+/// Movable, not copyable.
+class Contraction {
+public:
+  /// Throws ttile::Error for a malformed einsum (its column named), more or
+  /// fewer than two operands, a letter twice in one operand (a trace), a
+  /// missing, extra or non-positive size, and an output whose last letter
+  /// is in both operands: ttile vectorizes the output's contiguous index,
+  /// which must belong to one operand only.
+  explicit Contraction(const ContractionParams &params);
+  ~Contraction();
+  Contraction(Contraction &&other) noexcept;
+  Contraction &operator=(Contraction &&other) noexcept;
+  Contraction(const Contraction &) = delete;
+  Contraction &operator=(const Contraction &) = delete;
+
+  const ContractionParams &params() const;
+  /// 2 * the product of every letter's size.
+  int64_t flops() const;
+  /// Elements of each buffer.
+  int64_t aElements() const;
+  int64_t bElements() const;
+  int64_t cElements() const;
+
+  /// As Conv2D::tune().
+  Contraction &tune(const TuneOptions &options = {});
+  /// C = the contraction of A and B. Throws with params().constantB (then
+  /// run(A, C)).
+  void run(const float *A, const float *B, float *C) const;
+  /// run() for params().constantB, on the B of setWeights().
+  void run(const float *A, float *C) const;
+  /// Every buffer by role: input = A, weights = B (null with constantB),
+  /// output = C; bias and residual null.
+  void run(const RunArgs &args) const;
+  /// For params().constantB: B laid out once for the kernel in use; as
+  /// Conv2D::setWeights().
+  void setWeights(const float *B);
+
+  /// The scheme in use, over the einsum's letters. A matrix-vector or outer
+  /// product gets an index of size 1 under a letter the einsum leaves
+  /// free, so that the matmul microkernels fit it.
   std::string scheme() const;
   TuneInfo tuneInfo() const;
   /// As Conv2D::isCached().

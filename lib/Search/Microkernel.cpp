@@ -50,6 +50,23 @@ const MicrokernelFamily *MicrokernelFamily::find(std::string_view name) {
   return nullptr;
 }
 
+MicrokernelFamily MicrokernelFamily::withDimNames(
+    const std::map<std::string, std::string> &names) const {
+  auto rename = [&](std::string &dim) {
+    if (auto found = names.find(dim); found != names.end())
+      dim = found->second;
+  };
+  MicrokernelFamily renamed = *this;
+  for (std::vector<std::string> *dims :
+       {&renamed.unrolled, &renamed.outputDims, &renamed.windowDims})
+    for (std::string &dim : *dims)
+      rename(dim);
+  for (std::string *dim :
+       {&renamed.vectorDim, &renamed.combinationDim, &renamed.reuseDim})
+    rename(*dim);
+  return renamed;
+}
+
 namespace {
 
 size_t positionOf(const MicrokernelFamily &family, const std::string &dim) {

@@ -21,6 +21,7 @@
 #include "Scheme/Scheme.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,13 @@ struct MicrokernelFamily {
   /// every other, so that the tiles walk the layout in memory order: for a
   /// memory-bound family (SearchSpace.h, item 3).
   bool vectorLoopsInnermost = false;
+
+  /// The same family over other dimension names: `names` maps a
+  /// dimension of this family ("j") to the one that plays it ("a"); the
+  /// others keep their names. The name, and so the offline table, stay:
+  /// a contraction runs the matmul family's measured microkernels.
+  MicrokernelFamily
+  withDimNames(const std::map<std::string, std::string> &names) const;
 
   static const MicrokernelFamily &conv2d();
   static const MicrokernelFamily &matmul();

@@ -110,7 +110,7 @@ private:
                         std::mt19937_64 &random) const;
 
   const spec::Spec &spec_;
-  const MicrokernelFamily &family_;
+  const MicrokernelFamily family_;
   int vectorWidth_;
   std::vector<spec::DimId> familyDims_; ///< Spec dim of each family dim.
   size_t combinationIndex_ = 0; ///< Of the combination dim in the family.
@@ -125,9 +125,11 @@ private:
   std::vector<MicrokernelChoice> choices_;
 };
 
-/// The family whose microkernels fit `spec`: conv2d, depthwise or matmul. Throws
-/// ttile::Error for a spec no family describes.
-const MicrokernelFamily &familyOf(const spec::Spec &spec);
+/// The family whose microkernels fit `spec`: conv2d, depthwise or matmul,
+/// or for a contraction the matmul family over the indices that play its
+/// roles (ContractionRoles.h). Throws ttile::Error for a spec no family
+/// describes.
+MicrokernelFamily familyOf(const spec::Spec &spec);
 
 } // namespace ttile::search
 

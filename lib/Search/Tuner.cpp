@@ -129,7 +129,7 @@ const measure::PeakKernel &peakKernel() {
 } // namespace
 
 SearchSpace spaceFor(const spec::Spec &spec) {
-  const MicrokernelFamily &family = familyOf(spec);
+  const MicrokernelFamily family = familyOf(spec);
   const std::vector<CacheLevel> &caches = host().dataCaches;
   int64_t packBudget = caches.size() > 1 ? caches[1].bytes / 2 : 0;
   return SearchSpace(spec, family, microkernelClasses(family),

@@ -373,8 +373,14 @@ TEST(SearchSpace, FamilyOfSpecs) {
   // Grouped with several channels per group: a conv2d with a g dimension.
   EXPECT_EQ(familyOf(spec::conv2d({.K = 8, .C = 8, .groups = 2})).name,
             "conv2d");
-  EXPECT_THROW(familyOf(spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}})),
-               Error);
+  // A contraction runs the matmul family over its own indices.
+  MicrokernelFamily contraction = familyOf(
+      spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}}));
+  EXPECT_EQ(contraction.name, "matmul");
+  EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
+  spec::Spec conv = spec::conv2d({});
+  conv.name = "unknown";
+  EXPECT_THROW(familyOf(conv), Error);
 }
 
 } // namespace

@@ -1,0 +1,91 @@
+//===- Runtime/Contraction.cpp - ttile::Contraction, the public einsum ----===//
+//
+// A thin facade over the tuned-kernel core (TunedKernel.h), like MatMul:
+// it validates the parameters (ContractionProblem.h), checks the caller's
+// buffers by role, and hands them to the core as they are. The kernels
+// read the operands where they lie: A is the input, B the weights, and
+// there is no bias.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/ContractionProblem.h"
+#include "Runtime/OutOfMemory.h"
+#include "Runtime/TunedKernel.h"
+#include "ttile/ttile.h"
+
+namespace ttile {
+
+struct Contraction::Impl {
+  explicit Impl(const ContractionParams &params)
+      : problem(params), core(problem) {}
+
+  const runtime::ContractionProblem problem;
+  runtime::TunedKernel core;
+};
+
+Contraction::Contraction(const ContractionParams &params)
+    : impl_(runtime::withOutOfMemoryAsError(
+          "Contraction()", [&] { return std::make_unique<Impl>(params); })) {}
+Contraction::~Contraction() = default;
+Contraction::Contraction(Contraction &&other) noexcept = default;
+Contraction &Contraction::operator=(Contraction &&other) noexcept = default;
+
+const ContractionParams &Contraction::params() const {
+  return impl_->problem.params();
+}
+int64_t Contraction::flops() const { return impl_->problem.spec().flops(); }
+int64_t Contraction::aElements() const { return impl_->problem.aElements(); }
+int64_t Contraction::bElements() const { return impl_->problem.bElements(); }
+int64_t Contraction::cElements() const { return impl_->problem.cElements(); }
+
+Contraction &Contraction::tune(const TuneOptions &options) {
+  runtime::withOutOfMemoryAsError("tune()",
+                                  [&] { impl_->core.tune(options); });
+  return *this;
+}
+
+void Contraction::run(const float *A, const float *B, float *C) const {
+  if (impl_->problem.params().constantB)
+    throw Error("this contraction has constantB: give B to setWeights() "
+                "once, then call run(A, C)");
+  run(RunArgs{A, B, nullptr, nullptr, C});
+}
+
+void Contraction::run(const float *A, float *C) const {
+  if (!impl_->problem.params().constantB)
+    throw Error("run(A, C) is for a contraction with constantB; pass this "
+                "one's B to run()");
+  run(RunArgs{A, nullptr, nullptr, nullptr, C});
+}
+
+void Contraction::run(const RunArgs &args) const {
+  if (args.bias)
+    throw Error("a contraction has no bias; RunArgs::bias must be null");
+  runtime::withOutOfMemoryAsError("run()", [&] {
+    runtime::checkRunArgs(impl_->problem.runShape(), args);
+    impl_->core.run(args);
+  });
+}
+
+void Contraction::setWeights(const float *B) {
+  if (!impl_->problem.params().constantB)
+    throw Error("setWeights() is for a contraction with constantB; this one "
+                "takes B in every run()");
+  runtime::checkBuffer(B, "B");
+  runtime::withOutOfMemoryAsError(
+      "setWeights()", [&] { impl_->core.setConstantWeights(B); });
+}
+
+std::string Contraction::scheme() const {
+  return runtime::withOutOfMemoryAsError("scheme()",
+                                         [&] { return impl_->core.scheme(); });
+}
+
+TuneInfo Contraction::tuneInfo() const { return impl_->core.info(); }
+
+bool Contraction::isCached(const TuneOptions &options) const {
+  return runtime::withOutOfMemoryAsError(
+      "isCached()", [&] { return impl_->core.isCached(options); });
+}
+
+} // namespace ttile

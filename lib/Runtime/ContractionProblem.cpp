@@ -1,0 +1,151 @@
+//===- Runtime/ContractionProblem.cpp - A validated contraction -----------===//
+
+#include "Runtime/ContractionProblem.h"
+
+#include "Runtime/ProblemChecks.h"
+#include "Search/ContractionRoles.h"
+#include "Spec/SpecBuilders.h"
+#include "Support/ThreadPool.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+
+namespace ttile::runtime {
+namespace {
+
+/// The einsum's terms as the spec holds them: the operands', then the
+/// output's letters.
+struct EinsumTerms {
+  std::vector<std::string> operands;
+  std::string output;
+
+  explicit EinsumTerms(const spec::Spec &spec) {
+    auto letters = [](const spec::Tensor &tensor) {
+      std::string text;
+      for (const spec::TensorAxis &axis : tensor.axes)
+        text += axis.name;
+      return text;
+    };
+    for (int input : spec.inputIndices())
+      operands.push_back(letters(spec.tensors[input]));
+    output = letters(spec.tensors[0]);
+  }
+
+  std::string str() const {
+    std::string text;
+    for (const std::string &operand : operands)
+      text += (text.empty() ? "" : ",") + operand;
+    return text + "->" + output;
+  }
+};
+
+/// The first letter that is no index of `spec`.
+char freeLetter(const spec::Spec &spec, std::string_view einsum) {
+  for (std::string_view letters :
+       {"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
+    for (char letter : letters)
+      if (!spec.findDim(std::string_view(&letter, 1)))
+        return letter;
+  throw Error(fmt::format("contraction \"{}\": uses all 52 letters, and "
+                          "leaves none for the index of size 1 its "
+                          "microkernels need",
+                          einsum));
+}
+
+/// The product of the sizes of `tensor`'s axes, checked as `what`.
+int64_t elementsOf(const spec::Tensor &tensor, std::string_view what) {
+  int64_t elements = 1;
+  for (const spec::TensorAxis &axis : tensor.axes)
+    elements = checkedProduct({elements, axis.extent}, what);
+  return elements;
+}
+
+} // namespace
+
+ContractionProblem::ContractionProblem(const ContractionParams &params)
+    : params_(params) {
+  const std::string &einsum = params.einsum;
+  auto fail = [&](const std::string &message) {
+    throw Error(fmt::format("contraction \"{}\": {}", einsum, message));
+  };
+  for (auto [letter, size] : params.sizes)
+    checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
+  spec::Spec spec = spec::contraction(einsum, params.sizes);
+  for (auto [letter, size] : params.sizes)
+    if (!spec.findDim(std::string_view(&letter, 1)))
+      fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
+  const std::vector<int> inputs = spec.inputIndices();
+  if (inputs.size() != 2)
+    fail(fmt::format("has {} operand{}; a Contraction takes two",
+                     inputs.size(), inputs.size() == 1 ? "" : "s"));
+  aElements_ = elementsOf(spec.tensors[inputs[0]], "A");
+  bElements_ = elementsOf(spec.tensors[inputs[1]], "B");
+  cElements_ = elementsOf(spec.tensors[0], "C");
+  int64_t multiplyAdds = 1;
+  for (const spec::Dim &dim : spec.dims)
+    multiplyAdds = checkedProduct({multiplyAdds, dim.size},
+                                  "the contraction's multiply-adds",
+                                  kMaxMultiplyAddsLog2);
+
+  search::ContractionRoles roles;
+  try {
+    roles = search::contractionRoles(spec);
+  } catch (const Error &error) {
+    fail(error.what());
+  }
+  if (!roles.complete()) {
+    // Unit indices go first in every term they join, so that each
+    // operand keeps its contiguous letter.
+    EinsumTerms terms(spec);
+    std::map<char, int64_t> sizes = params.sizes;
+    const bool broadcastIsA = roles.broadcastInput == inputs[0];
+    std::string &broadcast = terms.operands[broadcastIsA ? 0 : 1];
+    std::string &vector = terms.operands[broadcastIsA ? 1 : 0];
+    auto addUnitIndex = [&](bool inOutput) {
+      const char letter = freeLetter(spec, einsum);
+      sizes[letter] = 1;
+      broadcast.insert(broadcast.begin(), letter);
+      (inOutput ? terms.output : vector).insert(0, 1, letter);
+      spec = spec::contraction(terms.str(), sizes);
+    };
+    if (roles.combination.empty())
+      addUnitIndex(/*inOutput=*/true);
+    if (roles.reduction.empty())
+      addUnitIndex(/*inOutput=*/false);
+  }
+  spec.tensors[spec.inputIndices()[1]].constant = params.constantB;
+  spec_ = std::move(spec);
+}
+
+RunShape ContractionProblem::runShape() const {
+  RunShape shape{aElements_, bElements_, 0, cElements_, params_.constantB,
+                 false};
+  shape.inputName = "A";
+  shape.weightsName = "B";
+  shape.outputName = "C";
+  return shape;
+}
+
+cache::CacheKey ContractionProblem::cacheKey() const {
+  cache::CacheKey key;
+  key.add("op", "contraction");
+  key.add("einsum", EinsumTerms(spec_).str());
+  for (const spec::Dim &dim : spec_.dims)
+    key.add(dim.name, dim.size);
+  key.add("weights", params_.constantB ? "constant" : "per-run");
+  key.add("dtype", spec::elementTypeName(spec::ElementType::F32));
+  key.add("threads", workerCount());
+  return key;
+}
+
+std::string ContractionProblem::str() const {
+  std::string sizes;
+  for (const spec::Dim &dim : spec_.dims)
+    sizes += fmt::format("{}{}:{}", sizes.empty() ? "" : ",", dim.name,
+                         dim.size);
+  return fmt::format("{} {}{}", EinsumTerms(spec_).str(), sizes,
+                     params_.constantB ? " constantB" : "");
+}
+
+} // namespace ttile::runtime

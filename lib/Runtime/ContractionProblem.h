@@ -1,0 +1,54 @@
+//===- Runtime/ContractionProblem.h - A validated contraction ---*- C++ -*-===//
+//
+// Everything the runtime derives from a user's ContractionParams: the
+// checks (each error names the letter, the operand or the column), the
+// spec (spec::contraction on the operands as they lie: no transposition),
+// and the cache key.
+//
+// The kernels are the matmul family's, read through the roles of
+// Search/ContractionRoles.h. Where no index can play i (a matrix-vector
+// product) or k (an outer product), the problem adds an index of size 1
+// under a letter the einsum leaves free, first in every operand it joins:
+// a unit axis changes no memory layout, and the microkernels then fit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_RUNTIME_CONTRACTIONPROBLEM_H
+#define TTILE_RUNTIME_CONTRACTIONPROBLEM_H
+
+#include "Runtime/OperatorProblem.h"
+#include "Spec/Spec.h"
+#include "ttile/ttile.h"
+
+#include <string>
+
+namespace ttile::runtime {
+
+class ContractionProblem final : public OperatorProblem {
+public:
+  /// Throws ttile::Error as ttile::Contraction's constructor documents.
+  explicit ContractionProblem(const ContractionParams &params);
+
+  const ContractionParams &params() const { return params_; }
+  int64_t aElements() const { return aElements_; }
+  int64_t bElements() const { return bElements_; }
+  int64_t cElements() const { return cElements_; }
+
+  /// The buffers of one run, for checkRunArgs.
+  RunShape runShape() const;
+
+  std::string_view opName() const override { return "contraction"; }
+  const spec::Spec &spec() const override { return spec_; }
+  cache::CacheKey cacheKey() const override;
+  /// "abc,cd->abd a:72,b:24,c:24,d:72": the einsum the kernels compute
+  /// (spaces dropped, unit indices added) and every size.
+  std::string str() const override;
+
+private:
+  ContractionParams params_;
+  int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
+  spec::Spec spec_;
+};
+
+} // namespace ttile::runtime
+
+#endif // TTILE_RUNTIME_CONTRACTIONPROBLEM_H

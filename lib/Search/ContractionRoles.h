@@ -1,0 +1,55 @@
+//===- Search/ContractionRoles.h - A contraction read as a matmul -*- C++ -*-===//
+//
+// A two-input contraction runs the matmul family's microkernels, as a
+// convolution does with w = r = s = 1 (thesis 2.2.2): one of its indices
+// plays j, the vectorized one, another i, the one two microkernels combine
+// along, and a third k, the reduction right above the microkernel. The
+// roles are read from the structure of the spec, never from its names:
+//
+//  - j: the output's last index, contiguous where the microkernel stores
+//    vectors. It must belong to one input only: that input is read as
+//    vectors (and packed with j contiguous when it is stored otherwise),
+//    the other is broadcast;
+//  - i: an index of the output and of the broadcast input only;
+//  - k: a reduction index of both inputs.
+//
+// Among several candidates for i or k, the largest (room for the
+// microkernel's sizes and a long reuse loop), then the one stored latest in
+// the broadcast input (its nearest neighbours in memory). Every other
+// index (batch indices, further free and reduction indices) is tiled
+// above the microkernel like any dimension. Where i or k has no candidate
+// (a matrix-vector product, an outer product), the operator adds an index
+// of size 1 (Runtime/ContractionProblem.h): it changes no memory layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SEARCH_CONTRACTIONROLES_H
+#define TTILE_SEARCH_CONTRACTIONROLES_H
+
+#include "Search/Microkernel.h"
+#include "Spec/Spec.h"
+
+#include <string>
+
+namespace ttile::search {
+
+struct ContractionRoles {
+  int vectorInput = 0;    ///< The spec's tensor read as vectors.
+  int broadcastInput = 0; ///< The other input.
+  /// j, i and k; i and k are empty where no index can play them.
+  std::string vector, combination, reduction;
+
+  bool complete() const { return !combination.empty() && !reduction.empty(); }
+};
+
+/// The roles of a two-input contraction (spec::contraction). Throws
+/// ttile::Error for another number of inputs, or an output whose last
+/// index belongs to both inputs (a batch index) or to neither.
+ContractionRoles contractionRoles(const spec::Spec &spec);
+
+/// The matmul family over the roles' indices. Throws ttile::Error where
+/// the roles are not complete.
+MicrokernelFamily contractionFamily(const spec::Spec &spec);
+
+} // namespace ttile::search
+
+#endif // TTILE_SEARCH_CONTRACTIONROLES_H

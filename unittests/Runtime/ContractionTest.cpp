@@ -1,0 +1,266 @@
+//===- unittests/Runtime/ContractionTest.cpp - ttile::Contraction ---------===//
+//
+// Contraction against a naive einsum written here from the API's
+// definition (ContractionParams in ttile.h), in double precision: random
+// two-operand einsums with 2 to 6 letters per operand, batch letters,
+// letters summed in one operand only, odd sizes and permuted layouts, run
+// untuned and tuned; the matrix-vector and outer products that need a
+// unit index; and every error, named.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ttile/ttile.h"
+
+#include "CacheTestUtil.h"
+#include "ConvTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ttile {
+namespace {
+
+using testing::closeEnough;
+using testing::quickTune;
+using testing::randomValues;
+
+class ContractionTest : public ::testing::Test {
+protected:
+  testing::IsolatedCache cache;
+};
+
+/// One contraction's operands, random, and its output by the naive einsum:
+/// every point of the index space adds A's element times B's into C's.
+struct EinsumCase {
+  ContractionParams params;
+  std::string a, b, c; ///< The three terms' letters.
+  std::vector<float> A, B;
+  std::vector<double> expected, magnitude;
+
+  explicit EinsumCase(ContractionParams p, uint64_t seed = 1)
+      : params(std::move(p)) {
+    const std::string &einsum = params.einsum;
+    const size_t comma = einsum.find(','), arrow = einsum.find("->");
+    a = einsum.substr(0, comma);
+    b = einsum.substr(comma + 1, arrow - comma - 1);
+    c = einsum.substr(arrow + 2);
+    A = randomValues(elements(a), seed);
+    B = randomValues(elements(b), seed + 1);
+    expected.assign(static_cast<size_t>(elements(c)), 0.0);
+    magnitude = expected;
+    std::vector<char> letters;
+    for (auto [letter, size] : params.sizes)
+      letters.push_back(letter);
+    std::map<char, int64_t> at;
+    for (char letter : letters)
+      at[letter] = 0;
+    while (true) {
+      double product = double(A[offset(a, at)]) * B[offset(b, at)];
+      expected[offset(c, at)] += product;
+      magnitude[offset(c, at)] += std::abs(product);
+      size_t l = 0;
+      for (; l < letters.size(); ++l) {
+        if (++at[letters[l]] < params.sizes.at(letters[l]))
+          break;
+        at[letters[l]] = 0;
+      }
+      if (l == letters.size())
+        break;
+    }
+  }
+
+  int64_t elements(const std::string &term) const {
+    int64_t count = 1;
+    for (char letter : term)
+      count *= params.sizes.at(letter);
+    return count;
+  }
+  /// Row-major: the term's last letter is contiguous.
+  size_t offset(const std::string &term, std::map<char, int64_t> &at) const {
+    int64_t result = 0;
+    for (char letter : term)
+      result = result * params.sizes.at(letter) + at[letter];
+    return static_cast<size_t>(result);
+  }
+
+  void expectMatches(const std::vector<float> &C) const {
+    ASSERT_EQ(C.size(), expected.size());
+    int wrong = 0;
+    for (size_t i = 0; i < C.size(); ++i)
+      if (!closeEnough(C[i], expected[i], magnitude[i]) && ++wrong <= 5)
+        ADD_FAILURE() << params.einsum << ": C[" << i << "] = " << C[i]
+                      << ", expected " << expected[i];
+  }
+
+  /// Runs `contraction` as its params say (B given once with constantB).
+  std::vector<float> run(Contraction &contraction) const {
+    std::vector<float> C(expected.size(), -7.0f);
+    if (params.constantB) {
+      contraction.setWeights(B.data());
+      contraction.run(A.data(), C.data());
+    } else {
+      contraction.run(A.data(), B.data(), C.data());
+    }
+    return C;
+  }
+};
+
+std::string describe(const ContractionParams &p) {
+  std::string text = p.einsum;
+  for (auto [letter, size] : p.sizes)
+    text += " " + std::string(1, letter) + ":" + std::to_string(size);
+  return text + (p.constantB ? " constantB" : "");
+}
+
+/// A random einsum: letters in A and B (batch) or not (summed) and in the
+/// output or not, each operand 2 to 6 letters in a random order, the
+/// output's last letter one of one operand only, and at most 2^16 points.
+ContractionParams randomProblem(std::mt19937_64 &random) {
+  auto below = [&](int64_t n) {
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(random);
+  };
+  while (true) {
+    // Where each letter is: A and B both (1+2), A or B alone, and with the
+    // output (4) or not.
+    const int letters = 2 + static_cast<int>(below(7));
+    std::string a, b, c;
+    ContractionParams p;
+    int64_t points = 1;
+    for (int l = 0; l < letters; ++l) {
+      const char letter = static_cast<char>('a' + l);
+      const int64_t where = 1 + below(7); // 1: A, 2: B, 3: both; 4: output
+      if ((where & 3) == 0)
+        continue;
+      if (where & 1)
+        a += letter;
+      if (where & 2)
+        b += letter;
+      if (where & 4)
+        c += letter;
+      p.sizes[letter] = 1 + below(9);
+      points *= p.sizes[letter];
+    }
+    std::shuffle(a.begin(), a.end(), random);
+    std::shuffle(b.begin(), b.end(), random);
+    std::shuffle(c.begin(), c.end(), random);
+    // The output's last letter in one operand only.
+    auto lastFits = [&] {
+      return !c.empty() && ((a.find(c.back()) == std::string::npos) !=
+                            (b.find(c.back()) == std::string::npos));
+    };
+    for (size_t i = 0; i < c.size() && !lastFits(); ++i)
+      std::rotate(c.begin(), c.begin() + 1, c.end());
+    if (a.size() < 2 || a.size() > 6 || b.size() < 2 || b.size() > 6 ||
+        !lastFits() || points > (1 << 16))
+      continue;
+    p.einsum = a + "," + b + "->" + c;
+    p.constantB = below(4) == 0;
+    return p;
+  }
+}
+
+TEST_F(ContractionTest, RandomEinsumsMatchTheNaiveOne) {
+  std::mt19937_64 random(2026);
+  for (int i = 0; i < 24; ++i) {
+    EinsumCase test(randomProblem(random), i);
+    SCOPED_TRACE(describe(test.params));
+    Contraction contraction(test.params);
+    test.expectMatches(test.run(contraction));
+    if (i % 3 == 0) {
+      Contraction tuned(test.params);
+      tuned.tune(quickTune());
+      SCOPED_TRACE(tuned.scheme());
+      test.expectMatches(test.run(tuned));
+    }
+  }
+}
+
+TEST_F(ContractionTest, TccgLayoutsMatchTheNaiveOne) {
+  // Three TCCG cases at small sizes, with the vectorized index stored
+  // contiguous, strided (packed by the scheme), and in the first operand.
+  for (const char *einsum :
+       {"fbea,ecfd->dcba", "adb,cd->cba", "cged,bafg->fedcba"}) {
+    ContractionParams p{einsum, {}};
+    for (char letter : std::string(einsum))
+      if (std::isalpha(static_cast<unsigned char>(letter)))
+        p.sizes[letter] = letter == 'a' ? 24 : 5;
+    EinsumCase test(p);
+    SCOPED_TRACE(einsum);
+    Contraction contraction(p);
+    contraction.tune(quickTune());
+    SCOPED_TRACE(contraction.scheme());
+    test.expectMatches(test.run(contraction));
+    int64_t points = 1;
+    for (auto [letter, size] : p.sizes)
+      points *= size;
+    EXPECT_EQ(contraction.flops(), 2 * points);
+  }
+}
+
+TEST_F(ContractionTest, MatrixVectorAndOuterProductsGetAUnitIndex) {
+  for (const char *einsum : {"ij,j->i", "j,ij->i", "i,j->ij", "bi,bj->bij",
+                             "ik,k->i"}) {
+    ContractionParams p{einsum, {{'i', 19}, {'j', 21}, {'b', 3}, {'k', 5}}};
+    std::erase_if(p.sizes, [&](const auto &entry) {
+      return std::string(einsum).find(entry.first) == std::string::npos;
+    });
+    EinsumCase test(p);
+    SCOPED_TRACE(einsum);
+    Contraction contraction(p);
+    test.expectMatches(test.run(contraction));
+    contraction.tune(quickTune());
+    test.expectMatches(test.run(contraction));
+  }
+}
+
+TEST_F(ContractionTest, SecondRunIsACacheHit) {
+  ContractionParams p{"abc,cd->abd", {{'a', 4}, {'b', 6}, {'c', 20}, {'d', 33}}};
+  Contraction first(p);
+  first.tune(quickTune());
+  EXPECT_FALSE(first.tuneInfo().cacheHit);
+  Contraction second(p);
+  EXPECT_TRUE(second.isCached(quickTune()));
+  second.tune(quickTune());
+  EXPECT_TRUE(second.tuneInfo().cacheHit);
+  EXPECT_EQ(second.scheme(), first.scheme());
+  EinsumCase test(p);
+  test.expectMatches(test.run(second));
+}
+
+/// Expects the constructor to throw an Error whose message holds `part`.
+void expectRefused(const ContractionParams &p, const std::string &part) {
+  try {
+    Contraction contraction(p);
+    ADD_FAILURE() << describe(p) << " was accepted";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
+        << describe(p) << ": " << error.what();
+  }
+}
+
+TEST_F(ContractionTest, RefusesWhatItCannotCompute) {
+  const std::map<char, int64_t> sizes{{'a', 2}, {'b', 3}, {'c', 4}};
+  expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 3}}}, "letter 'c' at column 9 has no size");
+  expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 3}, {'c', 4}, {'z', 5}}},
+                "sizes gives 'z', which is no letter of it");
+  expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 0}, {'c', 4}}},
+                "sizes['b'] (0) must be at least 1");
+  expectRefused({"ab,bc->ac", {{'a', 2}, {'b', int64_t(1) << 40}, {'c', 4}}},
+                "sizes['b']");
+  expectRefused({"ab,bc,ca->a", sizes}, "has 3 operands; a Contraction takes two");
+  expectRefused({"ab->ab", {{'a', 2}, {'b', 3}}}, "has 1 operand; a Contraction takes two");
+  expectRefused({"aa,ab->b", sizes}, "letter 'a' at column 2 repeats in input 1");
+  expectRefused({"ab,bc->ad", sizes}, "output letter 'd' at column 9 appears in no input");
+  expectRefused({"ab,bc>ac", sizes}, "unexpected character '>' at column 6");
+  expectRefused({"ab,bc", sizes}, "missing '->'");
+  expectRefused({"ab,cb->ab", sizes},
+                "the output's last index 'b' is in both inputs");
+}
+
+} // namespace
+} // namespace ttile

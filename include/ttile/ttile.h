@@ -1,8 +1,9 @@
 /*===- ttile/ttile.h - The ttile API: tuned convolutions, matmuls -*- C -*-===*\
 |*                                                                            *|
-|* ttile generates a 2D-convolution or matrix-product kernel for one problem  *|
-|* shape at run time, tunes it in seconds, and keeps the winner in a cache on *|
-|* disk so that the next run of the application links it at once.             *|
+|* ttile generates a 2D-convolution, matrix-product or tensor-contraction     *|
+|* kernel for one problem shape at run time, tunes it in seconds, and keeps   *|
+|* the winner in a cache on disk so that the next run of the application      *|
+|* links it at once.                                                          *|
 |*                                                                            *|
 |* This header has two faces: a C API, usable from C99 and from any language  *|
 |* with a C foreign-function interface, and, when compiled as C++, the C++    *|
@@ -191,6 +192,34 @@ const char *ttile_matmul_scheme(ttile_matmul *matmul);
 /* Releases `matmul`; null is allowed. */
 void ttile_matmul_destroy(ttile_matmul *matmul);
 
+/*===--- Tensor contractions ---------------------------------------------===*/
+
+/* A contraction of two operands: an opaque handle to a ttile::Contraction. */
+typedef struct ttile_contraction ttile_contraction;
+
+/* Validates and creates the contraction `einsum` ("abc,cd->abd", numpy's
+ * row-major notation) with the size of each letter in `sizes`
+ * ("a:72,b:24,c:24,d:72"), in `*out`, which ttile_contraction_destroy must
+ * release; `*out` is null after a failure. `constantB` nonzero: B is given
+ * once, to set_weights. */
+ttile_status ttile_contraction_create(const char *einsum, const char *sizes,
+                                      int constantB, ttile_contraction **out);
+/* ttile::Contraction::tune; the arguments are those of ttile_conv2d_tune. */
+ttile_status ttile_contraction_tune(ttile_contraction *contraction,
+                                    int trials, double seconds, uint64_t seed);
+/* ttile::Contraction::setWeights, for a contraction created with
+ * constantB. */
+ttile_status ttile_contraction_set_weights(ttile_contraction *contraction,
+                                           const float *B);
+/* C = the contraction of A and B; `B` is null exactly with constantB.
+ * Safe from several threads at once. */
+ttile_status ttile_contraction_run(ttile_contraction *contraction,
+                                   const float *A, const float *B, float *C);
+/* The scheme in use; valid until the next call on `contraction`. */
+const char *ttile_contraction_scheme(ttile_contraction *contraction);
+/* Releases `contraction`; null is allowed. */
+void ttile_contraction_destroy(ttile_contraction *contraction);
+
 /*===--- Tuning options, figures and sizes -------------------------------===*/
 
 /* What ttile::TuneProgress holds: passed to a progress callback after each
@@ -253,6 +282,19 @@ int64_t ttile_matmul_flops(const ttile_matmul *matmul);
 int64_t ttile_matmul_a_elements(const ttile_matmul *matmul);
 int64_t ttile_matmul_b_elements(const ttile_matmul *matmul);
 int64_t ttile_matmul_c_elements(const ttile_matmul *matmul);
+
+/* The same for ttile::Contraction. */
+ttile_status ttile_contraction_tune_with(ttile_contraction *contraction,
+                                         const ttile_tune_options *options);
+ttile_status ttile_contraction_is_cached(const ttile_contraction *contraction,
+                                         const ttile_tune_options *options,
+                                         int32_t *cached);
+ttile_status ttile_contraction_tune_info(const ttile_contraction *contraction,
+                                         ttile_tune_info *info);
+int64_t ttile_contraction_flops(const ttile_contraction *contraction);
+int64_t ttile_contraction_a_elements(const ttile_contraction *contraction);
+int64_t ttile_contraction_b_elements(const ttile_contraction *contraction);
+int64_t ttile_contraction_c_elements(const ttile_contraction *contraction);
 
 /* The version of the ttile library linked at run time, "0.8.0": the
  * header's TTILE_VERSION_STRING (ttile/Version.h) is the one compiled

@@ -1,4 +1,4 @@
-//===- Runtime/CApi.cpp - The C API over ttile::Conv2D and ttile::MatMul --===//
+//===- Runtime/CApi.cpp - The C API over every ttile operator -------------===//
 //
 // Each function runs the C++ API inside guarded(), which turns every
 // exception into a status and keeps its message for ttile_last_error(): an
@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Runtime/ContractionProblem.h"
 #include "ttile/Version.h"
 #include "ttile/ttile.h"
 
@@ -16,22 +17,29 @@
 #include <new>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
-struct ttile_conv2d {
-  explicit ttile_conv2d(const ttile::Conv2DParams &params) : conv(params) {}
+/// The object behind a C handle: the C++ operator, and the text
+/// ttile_*_scheme() returned last, which it must keep alive.
+template <typename Op> struct OperatorHandle {
+  template <typename Params>
+  explicit OperatorHandle(const Params &params) : op(params) {}
 
-  ttile::Conv2D conv;
-  /// The text ttile_conv2d_scheme returned last, which it must keep alive.
+  Op op;
   std::string scheme;
 };
 
-struct ttile_matmul {
-  explicit ttile_matmul(const ttile::MatMulParams &params) : matmul(params) {}
-
-  ttile::MatMul matmul;
-  std::string scheme; ///< As ttile_conv2d::scheme.
+struct ttile_conv2d : OperatorHandle<ttile::Conv2D> {
+  using OperatorHandle::OperatorHandle;
+  static constexpr const char *kName = "conv";
+};
+struct ttile_matmul : OperatorHandle<ttile::MatMul> {
+  using OperatorHandle::OperatorHandle;
+  static constexpr const char *kName = "matmul";
+};
+struct ttile_contraction : OperatorHandle<ttile::Contraction> {
+  using OperatorHandle::OperatorHandle;
+  static constexpr const char *kName = "contraction";
 };
 
 namespace {
@@ -42,11 +50,12 @@ thread_local std::string lastError;
 /// once"); a C caller knows the C functions. `function` tells which
 /// object's.
 std::string withCNames(const std::string &message, std::string_view function) {
-  std::string_view object =
-      function.starts_with("ttile_matmul_") ? "ttile_matmul_" : "ttile_conv2d_";
-  std::string prefix(object);
+  // "ttile_matmul_": up to the underscore after the object's name.
+  std::string prefix(function.substr(0, function.find('_', 6) + 1));
   const std::pair<std::string_view, std::string> renames[] = {
       {"run(input, bias, output)", prefix + "run() with null weights"},
+      {"run(A, bias, C)", prefix + "run() with a null B"},
+      {"run(A, C)", prefix + "run() with a null B"},
       {"setWeights()", prefix + "set_weights()"},
       {"tune()", prefix + "tune()"},
       {"run()", prefix + "run()"},
@@ -203,14 +212,18 @@ ttile::TuneOptions toCpp(const ttile_tune_options &options) {
   return result;
 }
 
-/// Runs tune() on `op`, a Conv2D or a MatMul, with the C API's options.
-template <typename Op>
-void tuneWith(Op &op, int trials, double seconds, uint64_t seed) {
-  ttile::TuneOptions options;
-  options.trials = trials;
-  options.seconds = seconds;
-  options.seed = seed;
-  op.tune(options);
+/// Runs tune() on `handle`'s operator with the C API's short options.
+template <typename Handle>
+ttile_status tuneHandle(const char *function, Handle *handle, int trials,
+                        double seconds, uint64_t seed) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    ttile::TuneOptions options;
+    options.trials = trials;
+    options.seconds = seconds;
+    options.seed = seed;
+    handle->op.tune(options);
+  });
 }
 
 ttile_tune_info toC(const ttile::TuneInfo &info) {
@@ -219,16 +232,67 @@ ttile_tune_info toC(const ttile::TuneInfo &info) {
           info.kernelSeconds, info.percentOfPeak};
 }
 
-/// `count(object)` of a non-null `object`, else -1 (the message kept).
-template <typename Object, typename Count>
-int64_t countOf(const char *function, const Object *object, Count count) {
+/// `count(handle->op)` of a non-null `handle`, else -1 (the message kept).
+template <typename Handle, typename Count>
+int64_t countOf(const char *function, const Handle *handle, Count count) {
   int64_t result = -1;
   guarded(function, [&] {
-    requireNonNull(object, std::is_same_v<Object, ttile_matmul> ? "matmul"
-                                                                 : "conv");
-    result = count(*object);
+    requireNonNull(handle, Handle::kName);
+    result = count(handle->op);
   });
   return result;
+}
+
+/// The calls every operator answers alike, on a handle of any operator.
+template <typename Handle>
+ttile_status tuneHandleWith(const char *function, Handle *handle,
+                            const ttile_tune_options *options) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    requireNonNull(options, "options");
+    handle->op.tune(toCpp(*options));
+  });
+}
+
+template <typename Handle>
+ttile_status isCached(const char *function, const Handle *handle,
+                      const ttile_tune_options *options, int32_t *cached) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    requireNonNull(options, "options");
+    requireNonNull(cached, "cached");
+    *cached = handle->op.isCached(toCpp(*options)) ? 1 : 0;
+  });
+}
+
+template <typename Handle>
+ttile_status tuneInfoOf(const char *function, const Handle *handle,
+                        ttile_tune_info *info) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    requireNonNull(info, "info");
+    *info = toC(handle->op.tuneInfo());
+  });
+}
+
+template <typename Handle>
+ttile_status setWeightsOf(const char *function, Handle *handle,
+                          const float *weights) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    handle->op.setWeights(weights);
+  });
+}
+
+template <typename Handle>
+const char *schemeOf(const char *function, Handle *handle) {
+  const char *text = nullptr;
+  guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    handle->scheme = handle->op.scheme();
+    text = handle->scheme.c_str();
+  });
+  return text;
 }
 
 } // namespace
@@ -275,39 +339,33 @@ ttile_status ttile_conv2d_create(const ttile_conv2d_params *params,
 
 int64_t ttile_conv2d_out_h(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.outH(); });
+                 [](const ttile::Conv2D &op) { return op.outH(); });
 }
 
 int64_t ttile_conv2d_out_w(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.outW(); });
+                 [](const ttile::Conv2D &op) { return op.outW(); });
 }
 
 ttile_status ttile_conv2d_tune(ttile_conv2d *conv, int trials, double seconds,
                                uint64_t seed) {
-  return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    tuneWith(conv->conv, trials, seconds, seed);
-  });
+  return tuneHandle(__func__, conv, trials, seconds, seed);
 }
 
 ttile_status ttile_conv2d_set_weights(ttile_conv2d *conv,
                                       const float *weights) {
-  return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    conv->conv.setWeights(weights);
-  });
+  return setWeightsOf(__func__, conv, weights);
 }
 
 ttile_status ttile_conv2d_run(ttile_conv2d *conv, const float *input,
                               const float *weights, const float *bias,
                               float *output) {
   return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    if (conv->conv.params().constantWeights && !weights)
-      conv->conv.run(input, bias, output);
+    requireNonNull(conv, ttile_conv2d::kName);
+    if (conv->op.params().constantWeights && !weights)
+      conv->op.run(input, bias, output);
     else
-      conv->conv.run(input, weights, bias, output);
+      conv->op.run(input, weights, bias, output);
   });
 }
 
@@ -315,19 +373,13 @@ ttile_status ttile_conv2d_run_args(ttile_conv2d *conv, const float *input,
                                    const float *weights, const float *bias,
                                    const float *residual, float *output) {
   return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    conv->conv.run(ttile::RunArgs{input, weights, bias, residual, output});
+    requireNonNull(conv, ttile_conv2d::kName);
+    conv->op.run(ttile::RunArgs{input, weights, bias, residual, output});
   });
 }
 
 const char *ttile_conv2d_scheme(ttile_conv2d *conv) {
-  const char *text = nullptr;
-  guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    conv->scheme = conv->conv.scheme();
-    text = conv->scheme.c_str();
-  });
-  return text;
+  return schemeOf(__func__, conv);
 }
 
 void ttile_conv2d_destroy(ttile_conv2d *conv) { delete conv; }
@@ -359,24 +411,18 @@ ttile_status ttile_matmul_create(const ttile_matmul_params *params,
 
 ttile_status ttile_matmul_tune(ttile_matmul *matmul, int trials, double seconds,
                                uint64_t seed) {
-  return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    tuneWith(matmul->matmul, trials, seconds, seed);
-  });
+  return tuneHandle(__func__, matmul, trials, seconds, seed);
 }
 
 ttile_status ttile_matmul_set_weights(ttile_matmul *matmul, const float *B) {
-  return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    matmul->matmul.setWeights(B);
-  });
+  return setWeightsOf(__func__, matmul, B);
 }
 
 ttile_status ttile_matmul_run(ttile_matmul *matmul, const float *A,
                               const float *B, const float *bias, float *C) {
   return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    matmul->matmul.run(ttile::RunArgs{A, B, bias, nullptr, C});
+    requireNonNull(matmul, ttile_matmul::kName);
+    matmul->op.run(ttile::RunArgs{A, B, bias, nullptr, C});
   });
 }
 
@@ -384,22 +430,57 @@ ttile_status ttile_matmul_run_args(ttile_matmul *matmul, const float *A,
                                    const float *B, const float *bias,
                                    const float *residual, float *C) {
   return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    matmul->matmul.run(ttile::RunArgs{A, B, bias, residual, C});
+    requireNonNull(matmul, ttile_matmul::kName);
+    matmul->op.run(ttile::RunArgs{A, B, bias, residual, C});
   });
 }
 
 const char *ttile_matmul_scheme(ttile_matmul *matmul) {
-  const char *text = nullptr;
-  guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    matmul->scheme = matmul->matmul.scheme();
-    text = matmul->scheme.c_str();
-  });
-  return text;
+  return schemeOf(__func__, matmul);
 }
 
 void ttile_matmul_destroy(ttile_matmul *matmul) { delete matmul; }
+
+ttile_status ttile_contraction_create(const char *einsum, const char *sizes,
+                                      int constantB, ttile_contraction **out) {
+  if (out)
+    *out = nullptr;
+  return guarded(__func__, [&] {
+    requireNonNull(einsum, "einsum");
+    requireNonNull(sizes, "sizes");
+    requireNonNull(out, "out");
+    *out = new ttile_contraction(ttile::ContractionParams{
+        einsum, ttile::runtime::parseContractionSizes(sizes),
+        constantB != 0});
+  });
+}
+
+ttile_status ttile_contraction_tune(ttile_contraction *contraction,
+                                    int trials, double seconds,
+                                    uint64_t seed) {
+  return tuneHandle(__func__, contraction, trials, seconds, seed);
+}
+
+ttile_status ttile_contraction_set_weights(ttile_contraction *contraction,
+                                           const float *B) {
+  return setWeightsOf(__func__, contraction, B);
+}
+
+ttile_status ttile_contraction_run(ttile_contraction *contraction,
+                                   const float *A, const float *B, float *C) {
+  return guarded(__func__, [&] {
+    requireNonNull(contraction, ttile_contraction::kName);
+    contraction->op.run(ttile::RunArgs{A, B, nullptr, nullptr, C});
+  });
+}
+
+const char *ttile_contraction_scheme(ttile_contraction *contraction) {
+  return schemeOf(__func__, contraction);
+}
+
+void ttile_contraction_destroy(ttile_contraction *contraction) {
+  delete contraction;
+}
 
 ttile_status ttile_tune_options_init(ttile_tune_options *options) {
   return guarded(__func__, [&] {
@@ -417,94 +498,92 @@ ttile_status ttile_tune_options_init(ttile_tune_options *options) {
 
 ttile_status ttile_conv2d_tune_with(ttile_conv2d *conv,
                                     const ttile_tune_options *options) {
-  return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    requireNonNull(options, "options");
-    conv->conv.tune(toCpp(*options));
-  });
+  return tuneHandleWith(__func__, conv, options);
 }
-
 ttile_status ttile_conv2d_is_cached(const ttile_conv2d *conv,
                                     const ttile_tune_options *options,
                                     int32_t *cached) {
-  return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    requireNonNull(options, "options");
-    requireNonNull(cached, "cached");
-    *cached = conv->conv.isCached(toCpp(*options)) ? 1 : 0;
-  });
+  return isCached(__func__, conv, options, cached);
 }
-
 ttile_status ttile_conv2d_tune_info(const ttile_conv2d *conv,
                                     ttile_tune_info *info) {
-  return guarded(__func__, [&] {
-    requireNonNull(conv, "conv");
-    requireNonNull(info, "info");
-    *info = toC(conv->conv.tuneInfo());
-  });
+  return tuneInfoOf(__func__, conv, info);
 }
-
 int64_t ttile_conv2d_flops(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.flops(); });
+                 [](const ttile::Conv2D &op) { return op.flops(); });
 }
 int64_t ttile_conv2d_input_elements(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.inputElements(); });
+                 [](const ttile::Conv2D &op) { return op.inputElements(); });
 }
 int64_t ttile_conv2d_weight_elements(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.weightElements(); });
+                 [](const ttile::Conv2D &op) { return op.weightElements(); });
 }
 int64_t ttile_conv2d_output_elements(const ttile_conv2d *conv) {
   return countOf(__func__, conv,
-                 [](const ttile_conv2d &c) { return c.conv.outputElements(); });
+                 [](const ttile::Conv2D &op) { return op.outputElements(); });
 }
 
 ttile_status ttile_matmul_tune_with(ttile_matmul *matmul,
                                     const ttile_tune_options *options) {
-  return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    requireNonNull(options, "options");
-    matmul->matmul.tune(toCpp(*options));
-  });
+  return tuneHandleWith(__func__, matmul, options);
 }
-
 ttile_status ttile_matmul_is_cached(const ttile_matmul *matmul,
                                     const ttile_tune_options *options,
                                     int32_t *cached) {
-  return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    requireNonNull(options, "options");
-    requireNonNull(cached, "cached");
-    *cached = matmul->matmul.isCached(toCpp(*options)) ? 1 : 0;
-  });
+  return isCached(__func__, matmul, options, cached);
 }
-
 ttile_status ttile_matmul_tune_info(const ttile_matmul *matmul,
                                     ttile_tune_info *info) {
-  return guarded(__func__, [&] {
-    requireNonNull(matmul, "matmul");
-    requireNonNull(info, "info");
-    *info = toC(matmul->matmul.tuneInfo());
-  });
+  return tuneInfoOf(__func__, matmul, info);
 }
-
 int64_t ttile_matmul_flops(const ttile_matmul *matmul) {
   return countOf(__func__, matmul,
-                 [](const ttile_matmul &m) { return m.matmul.flops(); });
+                 [](const ttile::MatMul &op) { return op.flops(); });
 }
 int64_t ttile_matmul_a_elements(const ttile_matmul *matmul) {
   return countOf(__func__, matmul,
-                 [](const ttile_matmul &m) { return m.matmul.aElements(); });
+                 [](const ttile::MatMul &op) { return op.aElements(); });
 }
 int64_t ttile_matmul_b_elements(const ttile_matmul *matmul) {
   return countOf(__func__, matmul,
-                 [](const ttile_matmul &m) { return m.matmul.bElements(); });
+                 [](const ttile::MatMul &op) { return op.bElements(); });
 }
 int64_t ttile_matmul_c_elements(const ttile_matmul *matmul) {
   return countOf(__func__, matmul,
-                 [](const ttile_matmul &m) { return m.matmul.cElements(); });
+                 [](const ttile::MatMul &op) { return op.cElements(); });
+}
+
+ttile_status ttile_contraction_tune_with(ttile_contraction *contraction,
+                                         const ttile_tune_options *options) {
+  return tuneHandleWith(__func__, contraction, options);
+}
+ttile_status ttile_contraction_is_cached(const ttile_contraction *contraction,
+                                         const ttile_tune_options *options,
+                                         int32_t *cached) {
+  return isCached(__func__, contraction, options, cached);
+}
+ttile_status ttile_contraction_tune_info(const ttile_contraction *contraction,
+                                         ttile_tune_info *info) {
+  return tuneInfoOf(__func__, contraction, info);
+}
+int64_t ttile_contraction_flops(const ttile_contraction *contraction) {
+  return countOf(__func__, contraction,
+                 [](const ttile::Contraction &op) { return op.flops(); });
+}
+int64_t ttile_contraction_a_elements(const ttile_contraction *contraction) {
+  return countOf(__func__, contraction,
+                 [](const ttile::Contraction &op) { return op.aElements(); });
+}
+int64_t ttile_contraction_b_elements(const ttile_contraction *contraction) {
+  return countOf(__func__, contraction,
+                 [](const ttile::Contraction &op) { return op.bElements(); });
+}
+int64_t ttile_contraction_c_elements(const ttile_contraction *contraction) {
+  return countOf(__func__, contraction,
+                 [](const ttile::Contraction &op) { return op.cElements(); });
 }
 
 const char *ttile_version(void) { return ttile::versionString; }

@@ -9,7 +9,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include <algorithm>
+#include <cctype>
+#include <charconv>
 
 namespace ttile::runtime {
 namespace {
@@ -146,6 +147,46 @@ std::string ContractionProblem::str() const {
                          dim.size);
   return fmt::format("{} {}{}", EinsumTerms(spec_).str(), sizes,
                      params_.constantB ? " constantB" : "");
+}
+
+std::map<char, int64_t> parseContractionSizes(std::string_view text) {
+  auto fail = [&](size_t at, const std::string &message) {
+    throw Error(fmt::format("sizes \"{}\": {} at column {}; expected "
+                            "LETTER:SIZE parts separated by ',', as in "
+                            "\"a:72,b:24\"",
+                            text, message, at + 1));
+  };
+  auto skipSpaces = [&](size_t at) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+      ++at;
+    return at;
+  };
+  std::map<char, int64_t> sizes;
+  size_t at = skipSpaces(0);
+  if (at == text.size())
+    fail(at, "no size");
+  while (true) {
+    if (at == text.size() || !std::isalpha(static_cast<unsigned char>(text[at])))
+      fail(at, "no letter");
+    const char letter = text[at];
+    at = skipSpaces(at + 1);
+    if (at == text.size() || text[at] != ':')
+      fail(at, fmt::format("no ':' after '{}'", letter));
+    at = skipSpaces(at + 1);
+    int64_t size = 0;
+    auto [end, error] = std::from_chars(text.data() + at,
+                                        text.data() + text.size(), size);
+    if (error != std::errc() || size < 1)
+      fail(at, fmt::format("no positive size for '{}'", letter));
+    if (!sizes.emplace(letter, size).second)
+      fail(at, fmt::format("'{}' given twice", letter));
+    at = skipSpaces(static_cast<size_t>(end - text.data()));
+    if (at == text.size())
+      return sizes;
+    if (text[at] != ',')
+      fail(at, "unexpected character");
+    at = skipSpaces(at + 1);
+  }
 }
 
 } // namespace ttile::runtime

@@ -19,7 +19,9 @@
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
+#include <map>
 #include <string>
+#include <string_view>
 
 namespace ttile::runtime {
 
@@ -48,6 +50,12 @@ private:
   int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
   spec::Spec spec_;
 };
+
+/// The sizes of "a:72,b:24" (spaces allowed around each part), as the C
+/// API and the tools take them. Throws ttile::Error naming the column of a
+/// part that is no letter, ':' and a positive integer, or a letter given
+/// twice.
+std::map<char, int64_t> parseContractionSizes(std::string_view text);
 
 } // namespace ttile::runtime
 

@@ -5,6 +5,7 @@
 
 #include "CApiFromC.h"
 #include "CacheTestUtil.h"
+#include "ContractionTestUtil.h"
 #include "ConvTestUtil.h"
 #include "MatMulTestUtil.h"
 
@@ -401,6 +402,91 @@ TEST_F(CApiTest, MatMulConstantBAndErrors) {
   expectFailure(ttile_matmul_tune(nullptr, 1, 0, 1), TTILE_INVALID_ARGUMENT,
                 "matmul is null");
   EXPECT_EQ(ttile_matmul_scheme(nullptr), nullptr);
+}
+
+TEST_F(CApiTest, ContractionCreateTuneRunDestroy) {
+  ttile_contraction *contraction = nullptr;
+  ASSERT_EQ(ttile_contraction_create("fbea , ecfd -> dcba",
+                                     " a:24, b:3,c:4 ,d:5,e:3,f:6", 0,
+                                     &contraction),
+            TTILE_OK)
+      << ttile_last_error();
+  testing::EinsumCase reference(ContractionParams{
+      "fbea,ecfd->dcba",
+      {{'a', 24}, {'b', 3}, {'c', 4}, {'d', 5}, {'e', 3}, {'f', 6}}});
+  EXPECT_EQ(ttile_contraction_flops(contraction), 2 * 24 * 3 * 4 * 5 * 3 * 6);
+  EXPECT_EQ(ttile_contraction_a_elements(contraction), 6 * 3 * 3 * 24);
+  EXPECT_EQ(ttile_contraction_b_elements(contraction), 3 * 4 * 6 * 5);
+  EXPECT_EQ(ttile_contraction_c_elements(contraction), 5 * 4 * 3 * 24);
+  ASSERT_EQ(ttile_contraction_tune(contraction, 2, 0, 1), TTILE_OK)
+      << ttile_last_error();
+  std::vector<float> C(reference.expected.size());
+  ASSERT_EQ(ttile_contraction_run(contraction, reference.A.data(),
+                                  reference.B.data(), C.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(C);
+  ttile_tune_options quick;
+  ASSERT_EQ(ttile_tune_options_init(&quick), TTILE_OK);
+  quick.trials = 2;
+  int32_t cached = 0;
+  ASSERT_EQ(ttile_contraction_is_cached(contraction, &quick, &cached),
+            TTILE_OK);
+  EXPECT_EQ(cached, 1);
+  ASSERT_EQ(ttile_contraction_tune_with(contraction, &quick), TTILE_OK);
+  ttile_tune_info info;
+  ASSERT_EQ(ttile_contraction_tune_info(contraction, &info), TTILE_OK);
+  EXPECT_EQ(info.cacheHit, 1);
+  const char *scheme = ttile_contraction_scheme(contraction);
+  ASSERT_NE(scheme, nullptr);
+  EXPECT_NE(std::string(scheme).find("V(a)"), std::string::npos) << scheme;
+  expectFailure(ttile_contraction_run(contraction, reference.A.data(),
+                                      nullptr, C.data()),
+                TTILE_INVALID_ARGUMENT, "ttile_contraction_run: B is null");
+  ttile_contraction_destroy(contraction);
+  ttile_contraction_destroy(nullptr);
+}
+
+TEST_F(CApiTest, ContractionConstantBAndErrors) {
+  ttile_contraction *contraction = nullptr;
+  ASSERT_EQ(ttile_contraction_create("ij,j->i", "i:9,j:7", 1, &contraction),
+            TTILE_OK)
+      << ttile_last_error();
+  testing::EinsumCase reference(
+      ContractionParams{"ij,j->i", {{'i', 9}, {'j', 7}}, true});
+  std::vector<float> C(reference.expected.size());
+  expectFailure(ttile_contraction_run(contraction, reference.A.data(),
+                                      reference.B.data(), C.data()),
+                TTILE_INVALID_ARGUMENT, "B must be null");
+  ASSERT_EQ(ttile_contraction_set_weights(contraction, reference.B.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  ASSERT_EQ(ttile_contraction_run(contraction, reference.A.data(), nullptr,
+                                  C.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(C);
+  ttile_contraction_destroy(contraction);
+
+  ttile_contraction *out = reinterpret_cast<ttile_contraction *>(&C);
+  expectFailure(ttile_contraction_create("ij,j->i", "i:9,j", 0, &out),
+                TTILE_INVALID_ARGUMENT,
+                "ttile_contraction_create: sizes \"i:9,j\": no ':' after "
+                "'j' at column 6");
+  EXPECT_EQ(out, nullptr);
+  for (const char *bad : {"", "i:9,,j:7", "i:0", "i:9;j:7", "i:9,i:3",
+                          "i:99999999999999999999", "9:i"})
+    EXPECT_EQ(ttile_contraction_create("ij,j->i", bad, 0, &out),
+              TTILE_INVALID_ARGUMENT)
+        << bad;
+  expectFailure(ttile_contraction_create("ij,jk,k->i", "i:2,j:2,k:2", 0, &out),
+                TTILE_INVALID_ARGUMENT, "has 3 operands");
+  expectFailure(ttile_contraction_create(nullptr, "i:2", 0, &out),
+                TTILE_INVALID_ARGUMENT, "einsum is null");
+  expectFailure(ttile_contraction_tune(nullptr, 1, 0, 1),
+                TTILE_INVALID_ARGUMENT, "contraction is null");
+  EXPECT_EQ(ttile_contraction_c_elements(nullptr), -1);
+  EXPECT_EQ(ttile_contraction_scheme(nullptr), nullptr);
 }
 
 } // namespace

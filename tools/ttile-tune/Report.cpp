@@ -114,6 +114,12 @@ void Table::printSummary(const NetworkReport &network) const {
 namespace {
 
 nlohmann::json paramsJson(const LayerReport &layer) {
+  if (const std::optional<ContractionParams> &c = layer.contraction) {
+    nlohmann::json sizes;
+    for (auto [letter, size] : c->sizes)
+      sizes[std::string(1, letter)] = size;
+    return {{"einsum", c->einsum}, {"sizes", sizes}};
+  }
   if (const std::optional<MatMulParams> &m = layer.matmul)
     return {{"batch", m->batch}, {"M", m->M},           {"N", m->N},
             {"K", m->K},         {"transA", m->transA}, {"transB", m->transB}};

@@ -30,9 +30,12 @@ struct LayerReport {
   };
 
   NamedLayer layer; ///< For a matmul, its name only.
-  /// The matrix product this row tunes instead of a convolution.
+  /// The matrix product or contraction this row tunes instead of a
+  /// convolution.
   std::optional<MatMulParams> matmul;
-  std::string shape;  ///< formatShape(layer.params), or "MxNxK,batch".
+  std::optional<ContractionParams> contraction;
+  /// formatShape(layer.params), "MxNxK,batch", or the einsum.
+  std::string shape;
   double mflop = 0;   ///< Work of one run, 0 when not computable.
   Status status = Status::Listed;
   std::string problem;

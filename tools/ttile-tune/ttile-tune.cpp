@@ -3,6 +3,8 @@
 //   ttile-tune --net resnet18|yolo9000|mobilenet|resnet50 ...  [options]
 //   ttile-tune --layer ic64oc64ih56kh3ph1 ...         [options]
 //   ttile-tune --matmul MxNxK[,batch] ... | --matmul-set NAME ... [options]
+//   ttile-tune --einsum abc,cd->abd --sizes a:72,b:24,c:24,d:72 ...
+//              | --contraction-set tccg|tccg-small|extra ...    [options]
 //
 // Tunes each layer as ttile::Conv2D::tune does, so the winners land in the
 // kernel cache that applications then use, and prints a table with one row
@@ -10,7 +12,10 @@
 // gets a row saying so and does not stop the others. --layer takes
 // benchdnn's notation (LayerDescriptor.h). --matmul tunes a ttile::MatMul
 // (B given to every run, or laid out once with --constant-weights), and
-// --matmul-set the benchmark sets of MatMulShapes.h.
+// --matmul-set the benchmark sets of MatMulShapes.h. --einsum tunes a
+// ttile::Contraction (or TCCG notation, abcd-aebf-dfce), each with the
+// --sizes given in the same position, and --contraction-set the sets of
+// ContractionShapes.h.
 //
 // --layers FILE reads --layer descriptors one per line ('#' comments), to
 // pre-tune a whole model's layers as its application will ask for them:
@@ -20,7 +25,7 @@
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the
 // layers without tuning), --constant-weights (the kernels of
-// Conv2DParams::constantWeights), --layout nhwc|nchw, --batch N, --retune
+// Conv2DParams::constantWeights, MatMul's and Contraction's constantB), --layout nhwc|nchw, --batch N, --retune
 // (tune even where the cache holds a winner). The cache follows TTILE_CACHE_DIR and
 // TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
 //
@@ -29,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ContractionShapes.h"
 #include "LayerDescriptor.h"
 #include "MatMulShapes.h"
 #include "Networks.h"
@@ -36,6 +42,7 @@
 
 #include "Cache/RecordStore.h"
 #include "Measure/PeakProbe.h"
+#include "Runtime/ContractionProblem.h"
 #include "Runtime/ConvParams.h"
 #include "Runtime/MatMulProblem.h"
 #include "Scheme/SchemeParser.h"
@@ -109,6 +116,7 @@ struct Options {
   std::optional<int64_t> batch;
   std::vector<std::string> layerFiles;
   std::vector<std::string> matmuls, matmulSets;
+  std::vector<std::string> einsums, sizes, contractionSets;
 };
 
 /// The --layer descriptors of a layer-list file: one a line, blank lines
@@ -177,6 +185,38 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
       }
     }
   }
+  auto addContraction = [](NetworkReport &network, NamedContraction named) {
+    LayerReport report;
+    const ContractionParams &p = named.params;
+    report.shape = p.einsum;
+    report.mflop = 2e-6;
+    for (auto [letter, size] : p.sizes)
+      report.mflop *= double(size);
+    report.layer.name = std::move(named.name);
+    report.contraction = p;
+    network.layers.push_back(std::move(report));
+  };
+  for (const std::string &set : options.contractionSets) {
+    networks.push_back({set, {}});
+    for (NamedContraction &named : contractionSet(set))
+      addContraction(networks.back(), std::move(named));
+  }
+  if (options.einsums.size() != options.sizes.size())
+    throw CLI::ValidationError(
+        "--sizes", fmt::format("{} --einsum but {} --sizes: give each "
+                               "--einsum its --sizes",
+                               options.einsums.size(), options.sizes.size()));
+  if (!options.einsums.empty()) {
+    networks.push_back({"contractions", {}});
+    for (size_t i = 0; i < options.einsums.size(); ++i) {
+      try {
+        addContraction(networks.back(),
+                       parseContraction(options.einsums[i], options.sizes[i]));
+      } catch (const Error &error) {
+        throw CLI::ValidationError("--einsum", error.what());
+      }
+    }
+  }
   if (!options.layers.empty()) {
     networks.push_back({"layers", {}});
     for (const std::string &descriptor : options.layers) {
@@ -195,7 +235,7 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
   // The application's layout and batch, for every convolution.
   for (NetworkReport &network : networks)
     for (LayerReport &report : network.layers) {
-      if (report.matmul)
+      if (report.matmul || report.contraction)
         continue;
       if (options.layout)
         report.layer.params.layout = *options.layout;
@@ -223,6 +263,8 @@ void classifyLayer(LayerReport &report) {
   try {
     if (report.matmul)
       runtime::MatMulProblem problem(*report.matmul);
+    else if (report.contraction)
+      runtime::ContractionProblem problem(*report.contraction);
     else
       runtime::ConvProblem problem(report.layer.params);
   } catch (const Error &error) {
@@ -245,7 +287,7 @@ void tuneLayer(LayerReport &report, const Options &options,
     };
     // The first candidate takes a while to draw, compile and check.
     progressBar.show(report.layer.name, {0, options.trials, 0, 0});
-    // A convolution or a matmul: the same calls on either.
+    // A convolution, a matmul or a contraction: the same calls on each.
     auto tune = [&](auto &&op) {
       op.tune(tuneOptions);
       report.info = op.tuneInfo();
@@ -255,6 +297,10 @@ void tuneLayer(LayerReport &report, const Options &options,
       MatMulParams params = *report.matmul;
       params.constantB = options.constantWeights;
       tune(MatMul(params));
+    } else if (report.contraction) {
+      ContractionParams params = *report.contraction;
+      params.constantB = options.constantWeights;
+      tune(Contraction(params));
     } else {
       Conv2DParams params = report.layer.params;
       params.constantWeights = options.constantWeights;
@@ -308,6 +354,15 @@ int main(int argc, char **argv) {
   app.add_option("--matmul-set", options.matmulSets,
                  "a set of matrix products (repeatable)")
       ->check(CLI::IsMember(matMulSetNames()));
+  app.add_option("--einsum", options.einsums,
+                 "a contraction, as numpy's einsum (abc,cd->abd) or in TCCG "
+                 "notation (abcd-aebf-dfce) (repeatable)");
+  app.add_option("--sizes", options.sizes,
+                 "the sizes of the --einsum in the same position, as "
+                 "a:72,b:24,... (repeatable)");
+  app.add_option("--contraction-set", options.contractionSets,
+                 "a set of contractions (repeatable)")
+      ->check(CLI::IsMember(contractionSetNames()));
   app.add_flag("--list", options.list, "print the layers without tuning");
   app.add_flag("--constant-weights", options.constantWeights,
                "tune the kernels of Conv2DParams::constantWeights, which "
@@ -333,9 +388,10 @@ int main(int argc, char **argv) {
     app.parse(argc, argv);
     if (options.networks.empty() && options.layers.empty() &&
         options.layerFiles.empty() && options.matmuls.empty() &&
-        options.matmulSets.empty())
-      throw CLI::RequiredError(
-          "--net, --layer, --layers, --matmul or --matmul-set");
+        options.matmulSets.empty() && options.einsums.empty() &&
+        options.sizes.empty() && options.contractionSets.empty())
+      throw CLI::RequiredError("--net, --layer, --layers, --matmul, "
+                               "--matmul-set, --einsum or --contraction-set");
     networks = collectNetworks(options);
   } catch (const CLI::ParseError &error) {
     // --help is a ParseError that exits with 0.

@@ -65,6 +65,19 @@ else()
   message(STATUS "ttile: oneDNN not found; ttile-bench measures ttile alone")
 endif()
 
+# Eigen's Tensor contraction: a peer of `ttile-bench contraction`, header
+# only, and heavy to compile; left out of the sanitizer trees, like oneDNN.
+set(TTILE_HAVE_EIGEN OFF)
+if(NOT TTILE_ENABLE_SANITIZERS AND NOT TTILE_ENABLE_TSAN)
+  find_package(Eigen3 3.3 CONFIG QUIET)
+  set(TTILE_HAVE_EIGEN ${Eigen3_FOUND})
+endif()
+if(TTILE_HAVE_EIGEN)
+  message(STATUS "ttile: Eigen ${Eigen3_VERSION} found; ttile-bench contraction compares with its Tensor module")
+else()
+  message(STATUS "ttile: Eigen not found; ttile-bench contraction runs without it")
+endif()
+
 # The Python module (bindings/python): pybind11 and the interpreter's
 # headers, found together so that the module matches the interpreter that
 # runs its test.

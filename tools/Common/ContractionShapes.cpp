@@ -40,7 +40,8 @@ std::vector<NamedContraction> tccgSet(double tensorBytes) {
   for (const TccgCase &tccg : tccgCases())
     set.push_back({"tccg" + std::to_string(tccg.id),
                    {tccgToEinsum(tccg.notation),
-                    tccgSizes(tccg, tensorBytes, sizeof(float))}});
+                    tccgSizes(tccg, tensorBytes, sizeof(float))},
+                   tccg.id});
   return set;
 }
 

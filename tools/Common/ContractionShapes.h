@@ -38,6 +38,7 @@ namespace ttile::tools {
 struct NamedContraction {
   std::string name; ///< "tccg20", or the text it was parsed from.
   ContractionParams params;
+  int tccgId = 0; ///< The TCCG case, 1 to 48; 0 for another problem.
 };
 
 /// One case of the TCCG benchmark.

@@ -13,6 +13,8 @@
 //                           [--json F]
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
+//   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case N]...
+//                           [--threads N] [--trials N] [--rounds N] [--json F]
 //
 // warm-start: what an application pays, in a new process, to construct a
 // Conv2D whose kernel is in the cache and run it once, beyond the kernel's
@@ -43,10 +45,16 @@
 // problem, in this process (MatMulBench.h); the sets are those of
 // tools/Common/MatMulShapes.h. Exits 1 when a library failed or disagreed.
 //
+// contraction: ttile's Contraction against TTGT with the best BLAS and
+// Eigen (ContractionBench.h); the sets are those of
+// tools/Common/ContractionShapes.h (--case N keeps the TCCG case N of a
+// set, repeatable), --einsum takes numpy's or TCCG's notation.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Compare.h"
 #include "CompareReport.h"
+#include "ContractionBench.h"
 #include "Convergence.h"
 #include "EpilogueCost.h"
 #include "LayerDescriptor.h"
@@ -110,6 +118,8 @@ struct Options {
   int candidates = 200;
   uint64_t seed = 1;
   std::vector<std::string> matMulSets, matMuls;
+  std::vector<std::string> contractionSets, einsums, sizes;
+  std::vector<int> cases;
 };
 
 /// Layers by network: a name and its layers.
@@ -456,12 +466,59 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 100));
   matmul->add_option("--json", options.json, "write the figures as JSON");
 
+  CLI::App *contraction = app.add_subcommand(
+      "contraction", "ttile's Contraction against TTGT and Eigen");
+  contraction
+      ->add_option("--set", options.contractionSets,
+                   "a set of problems (tools/Common/ContractionShapes.h)")
+      ->check(CLI::IsMember(tools::contractionSetNames()));
+  contraction->add_option("--case", options.cases,
+                          "only TCCG case N of the sets (repeatable)")
+      ->check(CLI::Range(1, 48));
+  contraction->add_option("--einsum", options.einsums,
+                          "a problem: abc,cd->abd or abd-abc-cd (repeatable)");
+  contraction->add_option("--sizes", options.sizes,
+                          "the sizes of the --einsum in the same position, "
+                          "a:72,b:24,...");
+  contraction->add_option("--threads", options.threads, "of every library")
+      ->check(CLI::Range(1, 1024));
+  contraction
+      ->add_option("--trials", options.trials, "for problems not tuned yet")
+      ->check(CLI::Range(1, 100000));
+  contraction->add_option("--rounds", options.rounds, "alternate timings")
+      ->check(CLI::Range(1, 100));
+  contraction->add_option("--json", options.json, "write the figures as JSON");
+
   return tools::runTool(app, argc, argv, [&] {
     // Before anything starts ttile's thread pool, which reads it once: the
     // convergence study is of one thread.
     setenv("TTILE_NUM_THREADS",
-           std::to_string(*compare || *matmul ? options.threads : 1).c_str(),
+           std::to_string(*compare || *matmul || *contraction
+                              ? options.threads
+                              : 1)
+               .c_str(),
            1);
+    if (*contraction) {
+      std::vector<tools::NamedContraction> problems;
+      for (const std::string &set : options.contractionSets)
+        for (tools::NamedContraction &problem : tools::contractionSet(set))
+          if (options.cases.empty() ||
+              std::count(options.cases.begin(), options.cases.end(),
+                         problem.tccgId) > 0)
+            problems.push_back(std::move(problem));
+      if (options.einsums.size() != options.sizes.size())
+        throw CLI::ValidationError("--sizes", "give each --einsum its --sizes");
+      for (size_t i = 0; i < options.einsums.size(); ++i)
+        problems.push_back(
+            tools::parseContraction(options.einsums[i], options.sizes[i]));
+      if (problems.empty())
+        throw CLI::ValidationError("--set/--einsum", "give at least one");
+      return bench::benchContractions(problems,
+                                      {options.threads, options.trials,
+                                       options.rounds, options.json})
+                 ? 0
+                 : 1;
+    }
     if (*matmul) {
       std::vector<tools::NamedMatMul> problems;
       for (const std::string &set : options.matMulSets)

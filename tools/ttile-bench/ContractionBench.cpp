@@ -1,0 +1,90 @@
+//===- ttile-bench/ContractionBench.cpp - Contractions against TTGT and Eigen ===//
+
+#include "ContractionBench.h"
+
+#include "ContractionPeers.h"
+#include "MatMulBench.h"
+
+#include <memory>
+
+namespace ttile::bench {
+namespace {
+
+/// The GEMM of TTGT: the first loaded of MKL, OpenBLAS, BLIS and oneDNN.
+GemmPeer *bestGemm(const GemmPeers &peers) {
+  for (const char *name : {"MKL", "OpenBLAS", "BLIS", "oneDNN"})
+    for (const std::unique_ptr<GemmPeer> &peer : peers.loaded)
+      if (peer->name() == name)
+        return peer.get();
+  return nullptr;
+}
+
+} // namespace
+
+bool benchContractions(const std::vector<tools::NamedContraction> &problems,
+                       const PeerBenchOptions &options) {
+  GemmPeers gemms = allGemmPeers(options.threads);
+  GemmPeer *gemm = bestGemm(gemms);
+  PeerList peers;
+  if (gemm)
+    peers.loaded.emplace_back("TTGT+" + gemm->name(), gemm->version());
+  else
+    peers.missing.emplace_back("TTGT", "no BLAS library was loaded");
+  for (const MissingPeer &missing : gemms.missing)
+    peers.notes.push_back("(BLAS " + missing.name + " missing: " +
+                          missing.reason + ")");
+  std::string eigenVersion;
+  const bool eigen = haveEigen(eigenVersion);
+  if (eigen)
+    peers.loaded.emplace_back("Eigen", eigenVersion);
+  else
+    peers.missing.emplace_back("Eigen", eigenVersion);
+  peers.notes.push_back("BLAS kernels: " + blasKernelChoice());
+
+  auto setUp = [&](size_t i) {
+    const tools::NamedContraction &named = problems[i];
+    const ContractionParams &p = named.params;
+    auto contraction = std::make_shared<Contraction>(p);
+    TuneOptions tune;
+    tune.trials = options.trials;
+    contraction->tune(tune);
+    PeerProblem problem;
+    problem.name = named.name;
+    nlohmann::json sizes;
+    for (auto [letter, size] : p.sizes)
+      sizes[std::string(1, letter)] = size;
+    problem.params = {{"einsum", p.einsum}, {"sizes", sizes}};
+    problem.flops = static_cast<double>(contraction->flops());
+    problem.aElements = contraction->aElements();
+    problem.bElements = contraction->bElements();
+    problem.cElements = contraction->cElements();
+    problem.termsSummed = contraction->flops() / 2 / problem.cElements;
+    problem.tuneSeconds = contraction->tuneInfo().seconds;
+    problem.cacheHit = contraction->tuneInfo().cacheHit;
+    problem.scheme = contraction->scheme();
+    problem.contenders.push_back(
+        {"ttile", [contraction](const float *A, const float *B, float *C) {
+           contraction->run(A, B, C);
+         }});
+    auto addPeer = [&](std::string name, auto makeRun) {
+      problem.contenders.push_back({std::move(name), nullptr, ""});
+      try {
+        problem.contenders.back().run = makeRun();
+      } catch (const Error &error) {
+        problem.contenders.back().failure = error.what();
+      }
+    };
+    if (gemm)
+      addPeer("TTGT+" + gemm->name(), [&] { return ttgtRun(p, *gemm); });
+    if (eigen)
+      addPeer("Eigen", [&]() -> OperandRun {
+        if (options.threads != 1)
+          throw Error("Eigen runs on one thread here");
+        return eigenRun(p);
+      });
+    return problem;
+  };
+  return benchAgainstPeers(problems.size(), setUp, peers, options);
+}
+
+} // namespace ttile::bench

@@ -1,0 +1,77 @@
+//===- ttile-bench/PeerBench.h - One operator against its peers -*- C++ -*-===//
+//
+// What `ttile-bench matmul` and `ttile-bench contraction` share: each
+// problem runs through ttile's tuned operator and through every peer set
+// up for it, in this process, on the same A and B, each into its own C.
+// ttile's figure is its run() after tune(): the cached winner when there
+// is one, else tuned now, the tuning time reported. Every peer's C is
+// compared with ttile's, as the largest difference per term summed into an
+// element (every operand value is in [-1, 1)).
+//
+// The timing follows `compare` (Compare.h): the contenders are timed in
+// turn --rounds times, each keeping its fastest median, and every round
+// first times the peak probe, whose fastest batch is the peak the % of
+// peak refers to (times the threads). The best peer of a problem is the
+// fastest of the peers measured; the summary is FLOP-weighted over the set.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_TOOLS_TTILE_BENCH_PEERBENCH_H
+#define TTILE_TOOLS_TTILE_BENCH_PEERBENCH_H
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ttile::bench {
+
+/// One contender's call: C = the problem's product of A and B.
+using OperandRun =
+    std::function<void(const float *A, const float *B, float *C)>;
+
+/// One problem, set up: ttile's operator tuned, the peers prepared.
+struct PeerProblem {
+  std::string name;
+  nlohmann::json params; ///< The problem's fields, for the JSON.
+  double flops = 0;
+  int64_t termsSummed = 1; ///< Into each element of C.
+  int64_t aElements = 0, bElements = 0, cElements = 0;
+  double tuneSeconds = 0;
+  bool cacheHit = false;
+  std::string scheme;
+
+  struct Contender {
+    std::string library;
+    OperandRun run;      ///< Unset when the library failed to set up.
+    std::string failure; ///< Why, then.
+  };
+  std::vector<Contender> contenders; ///< ttile first.
+};
+
+/// The peers of a run, for its header: each loaded library with its
+/// version, each missing one with the reason, and notes (kernel choices).
+struct PeerList {
+  std::vector<std::pair<std::string, std::string>> loaded;
+  std::vector<std::pair<std::string, std::string>> missing;
+  std::vector<std::string> notes;
+};
+
+struct PeerBenchOptions {
+  int threads = 1;
+  int trials = 20; ///< For problems not tuned yet.
+  int rounds = 3;
+  std::string json; ///< Where to write the figures too; "" for nowhere.
+};
+
+/// Sets up problem after problem with `setUp(i)`, i < count, measures it,
+/// prints its row, then the summary; writes the JSON. Returns false when a
+/// contender failed or disagreed with ttile.
+bool benchAgainstPeers(size_t count,
+                       const std::function<PeerProblem(size_t)> &setUp,
+                       const PeerList &peers, const PeerBenchOptions &options);
+
+} // namespace ttile::bench
+
+#endif // TTILE_TOOLS_TTILE_BENCH_PEERBENCH_H

@@ -1,6 +1,7 @@
 //===- bindings/python/TtileModule.cpp - ttile for Python and numpy -------===//
 //
-// The Python module `ttile`: Conv2D and MatMul over numpy arrays, a thin
+// The Python module `ttile`: Conv2D, MatMul and Contraction over numpy
+// arrays, a thin
 // layer on the installed C++ API (it links libttile.so and sees nothing
 // else). What ctypes could not do, it does: it refuses arrays of another
 // dtype than float32 (a float64 array read through ctypes is garbage),
@@ -19,6 +20,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
@@ -243,6 +245,71 @@ public:
   ttile::MatMul matmul_;
 };
 
+/// Contraction with its numpy shapes: each operand's axes in the order of
+/// its letters.
+class PyContraction {
+public:
+  explicit PyContraction(const ttile::ContractionParams &params)
+      : contraction_(params) {
+    // The constructor has validated the einsum: letters, one ',', "->".
+    std::string *term = &terms_[0];
+    for (char c : params.einsum) {
+      if (c == ',')
+        term = &terms_[1];
+      else if (c == '>')
+        term = &terms_[2];
+      else if (std::isalpha(static_cast<unsigned char>(c)))
+        *term += c;
+    }
+  }
+  const ttile::Contraction &op() const { return contraction_; }
+  const ttile::ContractionParams &params() const {
+    return contraction_.params();
+  }
+
+  Shape shapeOf(int term) const {
+    Shape shape;
+    for (char letter : terms_[term])
+      shape.push_back(params().sizes.at(letter));
+    return shape;
+  }
+  Shape aShape() const { return shapeOf(0); }
+  Shape bShape() const { return shapeOf(1); }
+  Shape cShape() const { return shapeOf(2); }
+
+  void tune(const ttile::TuneOptions &options) {
+    py::gil_scoped_release release;
+    contraction_.tune(options);
+  }
+
+  void setWeights(const py::array &b) {
+    const float *data = checkedData(b, "B", bShape());
+    py::gil_scoped_release release;
+    contraction_.setWeights(data);
+  }
+
+  py::array run(const py::array &a, std::optional<py::array> b,
+                std::optional<py::array> out) {
+    if (params().constantB && b)
+      throw py::value_error("this Contraction has constant_b: B was given "
+                            "to set_weights(); pass no B");
+    if (!params().constantB && !b)
+      throw py::value_error("B is missing");
+    py::array result = out ? *out : py::array_t<float>(cShape());
+    ttile::RunArgs args{checkedData(a, "A", aShape()),
+                        optionalData(b, "B", bShape()), nullptr, nullptr,
+                        checkedData(result, "out", cShape(), true)};
+    {
+      py::gil_scoped_release release;
+      contraction_.run(args);
+    }
+    return result;
+  }
+
+  ttile::Contraction contraction_;
+  std::string terms_[3];
+};
+
 /// The members every operator has, over its C++ object (op()) and its
 /// tune(): tune, is_cached, scheme, tune_info and flops.
 template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
@@ -364,4 +431,30 @@ PYBIND11_MODULE(ttile, module) {
       .def_property_readonly("a_shape", &PyMatMul::aShape)
       .def_property_readonly("b_shape", &PyMatMul::bShape)
       .def_property_readonly("c_shape", &PyMatMul::cShape);
+
+  py::class_<PyContraction> contraction(module, "Contraction");
+  addTuningMembers(contraction);
+  contraction
+      .def(py::init([](const std::string &einsum,
+                       const std::map<std::string, int64_t> &sizes,
+                       bool constantB) {
+             ttile::ContractionParams p;
+             p.einsum = einsum;
+             for (const auto &[letter, size] : sizes) {
+               if (letter.size() != 1)
+                 throw py::value_error("sizes: '" + letter +
+                                       "' is not one letter");
+               p.sizes[letter[0]] = size;
+             }
+             p.constantB = constantB;
+             return new PyContraction(p);
+           }),
+           py::arg("einsum"), py::arg("sizes"), py::kw_only(),
+           py::arg("constant_b") = false)
+      .def("set_weights", &PyContraction::setWeights, py::arg("B"))
+      .def("run", &PyContraction::run, py::arg("A"), py::arg("B") = py::none(),
+           py::kw_only(), py::arg("out") = py::none())
+      .def_property_readonly("a_shape", &PyContraction::aShape)
+      .def_property_readonly("b_shape", &PyContraction::bShape)
+      .def_property_readonly("c_shape", &PyContraction::cShape);
 }

@@ -296,7 +296,7 @@ int64_t ttile_contraction_a_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_b_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_c_elements(const ttile_contraction *contraction);
 
-/* The version of the ttile library linked at run time, "0.8.0": the
+/* The version of the ttile library linked at run time, "0.9.0": the
  * header's TTILE_VERSION_STRING (ttile/Version.h) is the one compiled
  * against. */
 const char *ttile_version(void);

@@ -120,12 +120,8 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
 }
 
 RunShape ContractionProblem::runShape() const {
-  RunShape shape{aElements_, bElements_, 0, cElements_, params_.constantB,
-                 false};
-  shape.inputName = "A";
-  shape.weightsName = "B";
-  shape.outputName = "C";
-  return shape;
+  return RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
+                             params_.constantB, /*residual=*/false);
 }
 
 cache::CacheKey ContractionProblem::cacheKey() const {

@@ -120,12 +120,8 @@ MatMulProblem::MatMulProblem(const MatMulParams &params) : params_(params) {
 }
 
 RunShape MatMulProblem::runShape() const {
-  RunShape shape{aElements_, bElements_, params_.N, cElements_,
-                 params_.constantB, params_.residual};
-  shape.inputName = "A";
-  shape.weightsName = "B";
-  shape.outputName = "C";
-  return shape;
+  return RunShape::ofProduct(aElements_, bElements_, params_.N, cElements_,
+                             params_.constantB, params_.residual);
 }
 
 cache::CacheKey MatMulProblem::cacheKey() const {

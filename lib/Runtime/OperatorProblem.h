@@ -76,6 +76,17 @@ struct RunShape {
   /// are A, B and C.
   std::string_view inputName = "input", weightsName = "weights",
                    outputName = "output";
+
+  /// The buffers of a product C = A B (a matmul's, a contraction's),
+  /// named so in messages.
+  static RunShape ofProduct(int64_t a, int64_t b, int64_t bias, int64_t c,
+                            bool constantB, bool residual) {
+    RunShape shape{a, b, bias, c, constantB, residual};
+    shape.inputName = "A";
+    shape.weightsName = "B";
+    shape.outputName = "C";
+    return shape;
+  }
 };
 
 /// The checks of every run() on the caller's buffers by role: each present

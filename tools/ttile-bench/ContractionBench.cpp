@@ -44,28 +44,12 @@ bool benchContractions(const std::vector<tools::NamedContraction> &problems,
   auto setUp = [&](size_t i) {
     const tools::NamedContraction &named = problems[i];
     const ContractionParams &p = named.params;
-    auto contraction = std::make_shared<Contraction>(p);
-    TuneOptions tune;
-    tune.trials = options.trials;
-    contraction->tune(tune);
-    PeerProblem problem;
-    problem.name = named.name;
+    PeerProblem problem =
+        tunedProblem<Contraction>(named.name, p, options.trials);
     nlohmann::json sizes;
     for (auto [letter, size] : p.sizes)
       sizes[std::string(1, letter)] = size;
     problem.params = {{"einsum", p.einsum}, {"sizes", sizes}};
-    problem.flops = static_cast<double>(contraction->flops());
-    problem.aElements = contraction->aElements();
-    problem.bElements = contraction->bElements();
-    problem.cElements = contraction->cElements();
-    problem.termsSummed = contraction->flops() / 2 / problem.cElements;
-    problem.tuneSeconds = contraction->tuneInfo().seconds;
-    problem.cacheHit = contraction->tuneInfo().cacheHit;
-    problem.scheme = contraction->scheme();
-    problem.contenders.push_back(
-        {"ttile", [contraction](const float *A, const float *B, float *C) {
-           contraction->run(A, B, C);
-         }});
     auto addPeer = [&](std::string name, auto makeRun) {
       problem.contenders.push_back({std::move(name), nullptr, ""});
       try {

@@ -38,26 +38,10 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
   auto setUp = [&](size_t i) {
     const tools::NamedMatMul &named = problems[i];
     const MatMulParams &p = named.params;
-    auto matmul = std::make_shared<MatMul>(p);
-    TuneOptions tune;
-    tune.trials = options.trials;
-    matmul->tune(tune);
-    PeerProblem problem;
-    problem.name = named.name;
+    PeerProblem problem =
+        tunedProblem<MatMul>(named.name, p, options.trials);
     problem.params = {{"batch", p.batch}, {"M", p.M},           {"N", p.N},
                       {"K", p.K},         {"transB", p.transB}};
-    problem.flops = static_cast<double>(matmul->flops());
-    problem.termsSummed = p.K;
-    problem.aElements = matmul->aElements();
-    problem.bElements = matmul->bElements();
-    problem.cElements = matmul->cElements();
-    problem.tuneSeconds = matmul->tuneInfo().seconds;
-    problem.cacheHit = matmul->tuneInfo().cacheHit;
-    problem.scheme = matmul->scheme();
-    problem.contenders.push_back(
-        {"ttile", [matmul](const float *A, const float *B, float *C) {
-           matmul->run(A, B, nullptr, C);
-         }});
     for (const std::unique_ptr<GemmPeer> &loaded : peers.loaded) {
       GemmPeer &peer = *loaded;
       problem.contenders.push_back({peer.name(), nullptr, ""});

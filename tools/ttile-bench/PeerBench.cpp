@@ -173,6 +173,17 @@ nlohmann::json toJson(const Row &row, int threads) {
   return entry;
 }
 
+void writeJson(const std::string &path, const Machine &machine, int threads,
+               const nlohmann::json &rows) {
+  nlohmann::json document = {{"machine", bench::toJson(machine)},
+                             {"threads", threads},
+                             {"problems", rows}};
+  std::ofstream file(path);
+  file << document.dump(1) << '\n';
+  if (!file.flush())
+    throw Error("cannot write " + path);
+}
+
 } // namespace
 
 bool benchAgainstPeers(size_t count,
@@ -214,6 +225,9 @@ bool benchAgainstPeers(size_t count,
       behind += best->seconds < ttile.seconds;
     }
     rows.push_back(toJson(row, options.threads));
+    // After every problem, so that a long run cut short keeps its figures.
+    if (!options.json.empty())
+      writeJson(options.json, machine, options.threads, rows);
   }
   std::printf("ttile: lowest %.1f, highest %.1f GFLOP/s (ratio %.2f)\n",
               lowest, highest, lowest / highest);
@@ -222,15 +236,6 @@ bool benchAgainstPeers(size_t count,
                 "%.1f, ratio %.2f; ttile behind on %d of %zu\n",
                 flops / ttileSeconds * 1e-9, flops / bestPeerSeconds * 1e-9,
                 bestPeerSeconds / ttileSeconds, behind, count);
-  if (!options.json.empty()) {
-    nlohmann::json document = {{"machine", bench::toJson(machine)},
-                               {"threads", options.threads},
-                               {"problems", rows}};
-    std::ofstream file(options.json);
-    file << document.dump(1) << '\n';
-    if (!file.flush())
-      throw Error("cannot write " + options.json);
-  }
   return allGood;
 }
 

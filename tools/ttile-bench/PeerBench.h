@@ -18,10 +18,13 @@
 #ifndef TTILE_TOOLS_TTILE_BENCH_PEERBENCH_H
 #define TTILE_TOOLS_TTILE_BENCH_PEERBENCH_H
 
+#include "ttile/ttile.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,33 @@ struct PeerProblem {
   };
   std::vector<Contender> contenders; ///< ttile first.
 };
+
+/// ttile's operator (MatMul, Contraction) of `params` tuned with `trials`,
+/// and the problem's figures from it: its work, buffers (a C of
+/// flops / 2 / cElements terms an element), tuning and scheme, with ttile
+/// as the first contender; the caller adds params and the peers.
+template <typename Op, typename Params>
+PeerProblem tunedProblem(std::string name, const Params &params, int trials) {
+  auto op = std::make_shared<Op>(params);
+  TuneOptions tune;
+  tune.trials = trials;
+  op->tune(tune);
+  PeerProblem problem;
+  problem.name = std::move(name);
+  problem.flops = static_cast<double>(op->flops());
+  problem.aElements = op->aElements();
+  problem.bElements = op->bElements();
+  problem.cElements = op->cElements();
+  problem.termsSummed = op->flops() / 2 / op->cElements();
+  problem.tuneSeconds = op->tuneInfo().seconds;
+  problem.cacheHit = op->tuneInfo().cacheHit;
+  problem.scheme = op->scheme();
+  problem.contenders.push_back(
+      {"ttile", [op](const float *A, const float *B, float *C) {
+         op->run(RunArgs{A, B, nullptr, nullptr, C});
+       }});
+  return problem;
+}
 
 /// The peers of a run, for its header: each loaded library with its
 /// version, each missing one with the reason, and notes (kernel choices).

@@ -1,4 +1,4 @@
-//===- unittests/Runtime/ContractionTest.cpp - ttile::Contraction ---------===//
+//===- unittests/Runtime/ContractionOperatorTest.cpp - ttile::Contraction -===//
 //
 // Contraction against a naive einsum written here from the API's
 // definition (ContractionParams in ttile.h), in double precision: random
@@ -29,7 +29,7 @@ namespace {
 using testing::EinsumCase;
 using testing::quickTune;
 
-class ContractionTest : public ::testing::Test {
+class ContractionOperatorTest : public ::testing::Test {
 protected:
   testing::IsolatedCache cache;
 };
@@ -88,7 +88,7 @@ ContractionParams randomProblem(std::mt19937_64 &random) {
   }
 }
 
-TEST_F(ContractionTest, RandomEinsumsMatchTheNaiveOne) {
+TEST_F(ContractionOperatorTest, RandomEinsumsMatchTheNaiveOne) {
   std::mt19937_64 random(2026);
   for (int i = 0; i < 24; ++i) {
     EinsumCase test(randomProblem(random), i);
@@ -104,7 +104,7 @@ TEST_F(ContractionTest, RandomEinsumsMatchTheNaiveOne) {
   }
 }
 
-TEST_F(ContractionTest, TccgLayoutsMatchTheNaiveOne) {
+TEST_F(ContractionOperatorTest, TccgLayoutsMatchTheNaiveOne) {
   // Three TCCG cases at small sizes, with the vectorized index stored
   // contiguous, strided (packed by the scheme), and in the first operand.
   for (const char *einsum :
@@ -126,7 +126,7 @@ TEST_F(ContractionTest, TccgLayoutsMatchTheNaiveOne) {
   }
 }
 
-TEST_F(ContractionTest, MatrixVectorAndOuterProductsGetAUnitIndex) {
+TEST_F(ContractionOperatorTest, MatrixVectorAndOuterProductsGetAUnitIndex) {
   for (const char *einsum : {"ij,j->i", "j,ij->i", "i,j->ij", "bi,bj->bij",
                              "ik,k->i"}) {
     ContractionParams p{einsum, {{'i', 19}, {'j', 21}, {'b', 3}, {'k', 5}}};
@@ -142,7 +142,7 @@ TEST_F(ContractionTest, MatrixVectorAndOuterProductsGetAUnitIndex) {
   }
 }
 
-TEST_F(ContractionTest, SecondRunIsACacheHit) {
+TEST_F(ContractionOperatorTest, SecondRunIsACacheHit) {
   ContractionParams p{"abc,cd->abd", {{'a', 4}, {'b', 6}, {'c', 20}, {'d', 33}}};
   Contraction first(p);
   first.tune(quickTune());
@@ -167,7 +167,7 @@ void expectRefused(const ContractionParams &p, const std::string &part) {
   }
 }
 
-TEST_F(ContractionTest, RefusesWhatItCannotCompute) {
+TEST_F(ContractionOperatorTest, RefusesWhatItCannotCompute) {
   const std::map<char, int64_t> sizes{{'a', 2}, {'b', 3}, {'c', 4}};
   expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 3}}}, "letter 'c' at column 9 has no size");
   expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 3}, {'c', 4}, {'z', 5}}},

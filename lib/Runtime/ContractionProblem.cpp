@@ -54,11 +54,12 @@ char freeLetter(const spec::Spec &spec, std::string_view einsum) {
                           einsum));
 }
 
-/// The product of the sizes of `tensor`'s axes, checked as `what`.
-int64_t elementsOf(const spec::Tensor &tensor, std::string_view what) {
+/// The product of the sizes of `tensor`'s axes; Spec::verify has bounded
+/// it by 2^40.
+int64_t elementsOf(const spec::Tensor &tensor) {
   int64_t elements = 1;
   for (const spec::TensorAxis &axis : tensor.axes)
-    elements = checkedProduct({elements, axis.extent}, what);
+    elements *= axis.extent;
   return elements;
 }
 
@@ -80,9 +81,11 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   if (inputs.size() != 2)
     fail(fmt::format("has {} operand{}; a Contraction takes two",
                      inputs.size(), inputs.size() == 1 ? "" : "s"));
-  aElements_ = elementsOf(spec.tensors[inputs[0]], "A");
-  bElements_ = elementsOf(spec.tensors[inputs[1]], "B");
-  cElements_ = elementsOf(spec.tensors[0], "C");
+  aElements_ = elementsOf(spec.tensors[inputs[0]]);
+  bElements_ = elementsOf(spec.tensors[inputs[1]]);
+  cElements_ = elementsOf(spec.tensors[0]);
+  // Each tensor is bounded, but not the work: a letter summed within one
+  // operand multiplies it alone ("ab,cd->ac").
   int64_t multiplyAdds = 1;
   for (const spec::Dim &dim : spec.dims)
     multiplyAdds = checkedProduct({multiplyAdds, dim.size},

@@ -9,6 +9,8 @@
 
 #include "ContractionPeers.h"
 
+#include "ContractionShapes.h"
+
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <array>
@@ -78,15 +80,7 @@ bool haveEigen(std::string &versionOrReason) {
 }
 
 OperandRun eigenRun(const ContractionParams &params) {
-  std::string terms[3];
-  size_t term = 0;
-  for (char ch : params.einsum) {
-    if (ch == ',' || ch == '>')
-      ++term;
-    else if (std::isalpha(static_cast<unsigned char>(ch)))
-      terms[term] += ch;
-  }
-  const std::string &a = terms[0], &b = terms[1], &c = terms[2];
+  const auto [a, b, c] = tools::einsumTerms(params.einsum);
   EigenLayout layout;
   std::string left; // contract()'s result: A's free letters, then B's.
   for (size_t i = 0; i < a.size(); ++i) {

@@ -2,26 +2,14 @@
 
 #include "ContractionPeers.h"
 
+#include "ContractionShapes.h"
+
 #include "Measure/AlignedBuffer.h"
 
-#include <array>
 #include <memory>
 
 namespace ttile::bench {
 namespace {
-
-/// A's, B's and C's letters, spaces dropped.
-std::array<std::string, 3> termsOf(const std::string &einsum) {
-  std::array<std::string, 3> terms;
-  size_t term = 0;
-  for (size_t i = 0; i < einsum.size(); ++i) {
-    if (einsum[i] == ',' || einsum[i] == '>')
-      ++term;
-    else if (std::isalpha(static_cast<unsigned char>(einsum[i])))
-      terms[term] += einsum[i];
-  }
-  return terms;
-}
 
 bool has(const std::string &letters, char letter) {
   return letters.find(letter) != std::string::npos;
@@ -96,7 +84,7 @@ GemmOperand fit(const std::string &letters, const std::string &batch,
 } // namespace
 
 OperandRun ttgtRun(const ContractionParams &params, GemmPeer &gemm) {
-  const auto [a, b, c] = termsOf(params.einsum);
+  const auto [a, b, c] = tools::einsumTerms(params.einsum);
   const std::map<char, int64_t> &sizes = params.sizes;
   std::string batch, freeA, freeB, summed;
   for (char letter : c)

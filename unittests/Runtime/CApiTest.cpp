@@ -474,11 +474,17 @@ TEST_F(CApiTest, ContractionConstantBAndErrors) {
                 "ttile_contraction_create: sizes \"i:9,j\": no ':' after "
                 "'j' at column 6");
   EXPECT_EQ(out, nullptr);
-  for (const char *bad : {"", "i:9,,j:7", "i:0", "i:9;j:7", "i:9,i:3",
-                          "i:99999999999999999999", "9:i"})
-    EXPECT_EQ(ttile_contraction_create("ij,j->i", bad, 0, &out),
-              TTILE_INVALID_ARGUMENT)
-        << bad;
+  const std::pair<const char *, const char *> badSizes[] = {
+      {"", "no size at column 1"},
+      {"i:9,,j:7", "no letter at column 5"},
+      {"i:0", "no positive size for 'i' at column 3"},
+      {"i:9;j:7", "unexpected character at column 4"},
+      {"i:9,i:3", "'i' given twice at column 7"},
+      {"i:99999999999999999999", "no positive size for 'i' at column 3"},
+      {"9:i", "no letter at column 1"}};
+  for (const auto &[bad, message] : badSizes)
+    expectFailure(ttile_contraction_create("ij,j->i", bad, 0, &out),
+                  TTILE_INVALID_ARGUMENT, message);
   expectFailure(ttile_contraction_create("ij,jk,k->i", "i:2,j:2,k:2", 0, &out),
                 TTILE_INVALID_ARGUMENT, "has 3 operands");
   expectFailure(ttile_contraction_create(nullptr, "i:2", 0, &out),

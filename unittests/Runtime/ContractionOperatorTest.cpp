@@ -184,6 +184,61 @@ TEST_F(ContractionOperatorTest, RefusesWhatItCannotCompute) {
   expectRefused({"ab,bc", sizes}, "missing '->'");
   expectRefused({"ab,cb->ab", sizes},
                 "the output's last index 'b' is in both inputs");
+  const int64_t big = int64_t(1) << 21;
+  expectRefused({"ab,bc->ac", {{'a', big}, {'b', big}, {'c', 1}}},
+                "tensor 'A' has more than 2^40 elements");
+  const int64_t wide = int64_t(1) << 20;
+  expectRefused({"ab,cd->ac", {{'a', wide}, {'b', wide}, {'c', wide},
+                               {'d', wide}}},
+                "the contraction's multiply-adds exceeds 2^61");
+  // A matrix-vector product over every letter: none is left for the unit
+  // index its microkernels need.
+  ContractionParams allLetters;
+  std::string a, b = "a";
+  for (std::string_view letters : {"bcdefghijklmnopqrstuvwxyz",
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
+    for (char letter : letters)
+      a += letter, b += letter;
+  allLetters.einsum = a + "," + b + "->a";
+  for (char letter : b)
+    allLetters.sizes[letter] = 1;
+  expectRefused(allLetters, "uses all 52 letters");
+}
+
+TEST_F(ContractionOperatorTest, RunsOnlyAsItsParamsSay) {
+  ContractionParams p{"ab,bc->ac", {{'a', 3}, {'b', 4}, {'c', 5}}};
+  EinsumCase test(p);
+  std::vector<float> C(test.expected.size());
+  Contraction perRun(p);
+  auto expectMessage = [](const std::function<void()> &call,
+                          const std::string &part) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted; expected: " << part;
+    } catch (const Error &error) {
+      EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
+          << error.what();
+    }
+  };
+  expectMessage([&] { perRun.run(test.A.data(), C.data()); },
+                "run(A, C) is for a contraction with constantB");
+  expectMessage([&] { perRun.setWeights(test.B.data()); },
+                "setWeights() is for a contraction with constantB");
+  const float bias[5] = {};
+  expectMessage(
+      [&] { perRun.run(RunArgs{test.A.data(), test.B.data(), bias, nullptr,
+                               C.data()}); },
+      "a contraction has no bias");
+  expectMessage(
+      [&] { perRun.run(RunArgs{test.A.data(), test.B.data(), nullptr,
+                               C.data(), C.data()}); },
+      "a residual was given");
+  expectMessage([&] { perRun.run(test.A.data(), nullptr, C.data()); },
+                "B is null");
+  p.constantB = true;
+  Contraction constant(p);
+  expectMessage([&] { constant.run(test.A.data(), test.B.data(), C.data()); },
+                "this contraction has constantB: give B to setWeights()");
 }
 
 } // namespace

@@ -96,6 +96,25 @@ if(TTILE_WITH_PYTHON)
   endif()
 endif()
 
+# ONNX Runtime's C and C++ API headers, for the custom-op library
+# (bindings/onnxruntime). scripts/setup puts Debian 13's (API version 21)
+# into /opt/onnxruntime/include; the runtime is PyPI's wheel, loaded by
+# ONNX Runtime itself. Not in the sanitizer trees: the library is loaded
+# into an uninstrumented Python.
+set(TTILE_HAVE_ONNXRUNTIME OFF)
+if(TTILE_WITH_ONNXRUNTIME AND NOT TTILE_ENABLE_SANITIZERS AND NOT TTILE_ENABLE_TSAN)
+  find_path(ONNXRUNTIME_INCLUDE_DIR onnxruntime_cxx_api.h
+    HINTS /opt/onnxruntime/include/onnxruntime /usr/include/onnxruntime)
+  if(ONNXRUNTIME_INCLUDE_DIR)
+    set(TTILE_HAVE_ONNXRUNTIME ON)
+  endif()
+endif()
+if(TTILE_HAVE_ONNXRUNTIME)
+  message(STATUS "ttile: ONNX Runtime headers found (${ONNXRUNTIME_INCLUDE_DIR}); building libttile-onnxruntime.so")
+else()
+  message(STATUS "ttile: ONNX Runtime headers not found (scripts/setup puts them in /opt/onnxruntime); no libttile-onnxruntime.so")
+endif()
+
 if(TTILE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   # lit and FileCheck come from llvm-19-tools. LLVM's own copies are preferred

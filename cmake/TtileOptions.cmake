@@ -7,6 +7,7 @@ option(TTILE_ENABLE_FUZZERS "Build the libFuzzer targets (requires Clang)" OFF)
 option(TTILE_WITH_PAPI "Use PAPI for hardware counters when it is found" ON)
 option(TTILE_WITH_PYTHON "Build the Python module when pybind11 and Python's headers are found" ON)
 option(TTILE_WITH_ONEDNN "Compare with oneDNN in ttile-bench when it is found" ON)
+option(TTILE_WITH_ONNXRUNTIME "Build the ONNX Runtime custom-op library when its headers are found" ON)
 
 # Warnings apply to ttile's own code only, through this interface target.
 add_library(ttile_warnings INTERFACE)

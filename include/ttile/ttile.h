@@ -388,6 +388,15 @@ struct RunArgs {
   const float *input = nullptr, *weights = nullptr, *bias = nullptr,
               *residual = nullptr;
   float *output = nullptr;
+  /// Where an engine has its own threads (ONNX Runtime's intra-op pool),
+  /// the run's parallel loops run on them rather than on ttile's pool, so
+  /// that two pools never compete for the cores. parallelFor(tasks, task)
+  /// must call task(i) once for each i in [0, tasks), at most `tasks` at a
+  /// time (on one thread, in turn, is correct), and return when all have
+  /// returned. ttile asks for at most TTILE_NUM_THREADS tasks, the workers
+  /// its kernels were tuned for. Empty: ttile's own pool.
+  std::function<void(int64_t tasks, const std::function<void(int64_t)> &task)>
+      parallelFor = nullptr;
 };
 
 /// ONNX's auto_pad attribute of Conv, for setAutoPad.

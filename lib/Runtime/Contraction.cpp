@@ -11,6 +11,7 @@
 #include "Runtime/ContractionProblem.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
+#include "Support/ThreadPool.h"
 #include "ttile/ttile.h"
 
 namespace ttile {
@@ -61,6 +62,7 @@ void Contraction::run(const float *A, float *C) const {
 void Contraction::run(const RunArgs &args) const {
   if (args.bias)
     throw Error("a contraction has no bias; RunArgs::bias must be null");
+  ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] {
     runtime::checkRunArgs(impl_->problem.runShape(), args);
     impl_->core.run(args);

@@ -13,6 +13,7 @@
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
 #include "Runtime/ZeroBias.h"
+#include "Support/ThreadPool.h"
 #include "ttile/ttile.h"
 
 namespace ttile {
@@ -85,6 +86,7 @@ void Conv2D::run(const float *input, const float *bias, float *output) const {
 }
 
 void Conv2D::run(const RunArgs &args) const {
+  ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] { impl_->run(args); });
 }
 

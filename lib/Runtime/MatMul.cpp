@@ -12,6 +12,7 @@
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
 #include "Runtime/ZeroBias.h"
+#include "Support/ThreadPool.h"
 #include "ttile/ttile.h"
 
 namespace ttile {
@@ -60,6 +61,7 @@ void MatMul::run(const float *A, const float *bias, float *C) const {
 }
 
 void MatMul::run(const RunArgs &args) const {
+  ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] {
     runtime::checkRunArgs(impl_->problem.runShape(), args);
     RunArgs kernelArgs = args;

@@ -212,13 +212,39 @@ ThreadPool &pool() {
   return instance;
 }
 
+/// The runner of this thread's innermost ScopedTaskRunner, if any.
+thread_local const TaskRunner *currentRunner = nullptr;
+
+/// Runs the loop as the pool would, one contiguous block per worker, but
+/// each block as a task of `runner`.
+void runOnTasks(const TaskRunner &runner, Body body, void *context,
+                int64_t iterations) {
+  int64_t tasks = std::min<int64_t>(iterations, pool().workers());
+  runner(tasks, [&](int64_t task) {
+    int64_t end = iterations * (task + 1) / tasks;
+    for (int64_t i = iterations * task / tasks; i < end; ++i)
+      body(context, i, task);
+  });
+}
+
 } // namespace
 
 int workerCount() { return pool().workers(); }
+
+ScopedTaskRunner::ScopedTaskRunner(const TaskRunner &runner)
+    : previous_(currentRunner) {
+  if (runner)
+    currentRunner = &runner;
+}
+
+ScopedTaskRunner::~ScopedTaskRunner() { currentRunner = previous_; }
 
 } // namespace ttile
 
 extern "C" void ttile_parallel_for(void (*body)(void *, int64_t, int64_t),
                                    void *context, int64_t iterations) {
-  ttile::pool().run(body, context, iterations);
+  if (ttile::currentRunner && iterations > 1)
+    ttile::runOnTasks(*ttile::currentRunner, body, context, iterations);
+  else
+    ttile::pool().run(body, context, iterations);
 }

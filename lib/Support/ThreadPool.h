@@ -14,6 +14,7 @@
 #define TTILE_SUPPORT_THREADPOOL_H
 
 #include <cstdint>
+#include <functional>
 
 extern "C" {
 /// Runs body(context, i, worker) for every i in [0, iterations), each once,
@@ -30,6 +31,28 @@ namespace ttile {
 
 /// Number of workers of the pool, the caller included.
 int workerCount();
+
+/// An engine's threads, which run `tasks` tasks, each once, at most `tasks`
+/// at a time, and return when all have returned (RunArgs::parallelFor).
+using TaskRunner =
+    std::function<void(int64_t tasks, const std::function<void(int64_t)> &)>;
+
+/// While it lives, the parallel loops started on this thread run on
+/// `runner` rather than on the pool: one task per worker, each running one
+/// contiguous block of the iterations as that worker. An engine that runs
+/// ttile's kernels inside its own operators lends its threads this way, so
+/// that two pools never compete for the cores. An empty runner changes
+/// nothing.
+class ScopedTaskRunner {
+public:
+  explicit ScopedTaskRunner(const TaskRunner &runner);
+  ~ScopedTaskRunner();
+  ScopedTaskRunner(const ScopedTaskRunner &) = delete;
+  ScopedTaskRunner &operator=(const ScopedTaskRunner &) = delete;
+
+private:
+  const TaskRunner *previous_;
+};
 
 } // namespace ttile
 

@@ -1,0 +1,238 @@
+//===- onnxruntime/ConvOp.cpp - ttile.Conv for ONNX Runtime ---------------===//
+
+#include "ConvOp.h"
+
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace ttile::onnxruntime {
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+/// The attribute `name`, or nothing when the node does not have it (the
+/// C++ API throws for a missing attribute).
+template <class T>
+std::optional<T> optionalAttribute(const Ort::ConstKernelInfo &info,
+                                   const char *name) {
+  try {
+    if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+      return info.GetAttributes<int64_t>(name);
+    else
+      return info.GetAttribute<T>(name);
+  } catch (const Ort::Exception &) {
+    return std::nullopt;
+  }
+}
+
+/// A pair of an ints attribute (strides, dilations): [H, W], 1 when absent.
+std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
+                                     const char *name) {
+  auto values = optionalAttribute<std::vector<int64_t>>(info, name);
+  if (!values)
+    return {1, 1};
+  if (values->size() != 2)
+    throw Error(std::string(name) + " has " + std::to_string(values->size()) +
+                " values; ttile.Conv is 2D and needs 2");
+  return {(*values)[0], (*values)[1]};
+}
+
+Activation activationNamed(const std::string &name) {
+  static const std::pair<const char *, Activation> kNames[] = {
+      {"", Activation::None},          {"Relu", Activation::ReLU},
+      {"Clip", Activation::Clamp},     {"LeakyRelu", Activation::LeakyReLU},
+      {"Sigmoid", Activation::Sigmoid}, {"Tanh", Activation::Tanh},
+      {"HardSwish", Activation::HardSwish}, {"SiLU", Activation::SiLU}};
+  for (const auto &[known, activation] : kNames)
+    if (name == known)
+      return activation;
+  throw Error("unknown activation '" + name +
+              "' (known: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, "
+              "SiLU)");
+}
+
+AutoPad autoPadNamed(const std::string &name) {
+  if (name == "NOTSET")
+    return AutoPad::NotSet;
+  if (name == "SAME_UPPER")
+    return AutoPad::SameUpper;
+  if (name == "SAME_LOWER")
+    return AutoPad::SameLower;
+  if (name == "VALID")
+    return AutoPad::Valid;
+  throw Error("unknown auto_pad '" + name + "'");
+}
+
+std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,
+                                 size_t input, const char *role) {
+  std::vector<int64_t> shape =
+      info.GetInputTypeInfo(input).GetTensorTypeAndShapeInfo().GetShape();
+  if (shape.size() != 4)
+    throw Error(std::string(role) + " has rank " +
+                std::to_string(shape.size()) + "; ttile.Conv needs 4");
+  for (int64_t extent : shape)
+    if (extent <= 0)
+      throw Error(std::string(role) + " has the shape " + shapeText(shape) +
+                  " when the session is created; ttile.Conv tunes then and "
+                  "needs every size (fix the model's input sizes, as "
+                  "ttile-onnx rewrite --input-shape does)");
+  return shape;
+}
+
+/// The parameters of the node behind `info`: its attributes, the shapes of
+/// its inputs, and whether its weights are an initializer.
+Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
+  std::string layout =
+      optionalAttribute<std::string>(info, "layout").value_or("NCHW");
+  if (layout != "NCHW" && layout != "NHWC")
+    throw Error("unknown layout '" + layout + "' (NCHW or NHWC)");
+  bool nhwc = layout == "NHWC";
+  std::vector<int64_t> x = staticShape(info, 0, "X");
+  std::vector<int64_t> w = staticShape(info, 1, "W");
+
+  Conv2DParams p;
+  p.layout = nhwc ? Layout::NHWC : Layout::NCHW;
+  p.N = x[0];
+  p.C = nhwc ? x[3] : x[1];
+  p.H = nhwc ? x[1] : x[2];
+  p.W = nhwc ? x[2] : x[3];
+  // W is OIHW (K, C/group, R, S), or HWIO (R, S, C/group, K) with NHWC.
+  p.K = nhwc ? w[3] : w[0];
+  p.R = nhwc ? w[0] : w[2];
+  p.S = nhwc ? w[1] : w[3];
+  int64_t channelsPerGroup = nhwc ? w[2] : w[1];
+  p.groups = optionalAttribute<int64_t>(info, "group").value_or(1);
+  if (p.groups < 1 || channelsPerGroup * p.groups != p.C)
+    throw Error("W " + shapeText(w) + " with group " +
+                std::to_string(p.groups) + " does not fit X " + shapeText(x));
+  if (auto kernel = optionalAttribute<std::vector<int64_t>>(info,
+                                                            "kernel_shape"))
+    if (*kernel != std::vector<int64_t>{p.R, p.S})
+      throw Error("kernel_shape " + shapeText(*kernel) +
+                  " differs from W's " + shapeText({p.R, p.S}));
+  auto [strideH, strideW] = pairAttribute(info, "strides");
+  auto [dilationH, dilationW] = pairAttribute(info, "dilations");
+  p.strideH = strideH;
+  p.strideW = strideW;
+  p.dilationH = dilationH;
+  p.dilationW = dilationW;
+  if (auto pads = optionalAttribute<std::vector<int64_t>>(info, "pads")) {
+    if (pads->size() != 4)
+      throw Error("pads has " + std::to_string(pads->size()) +
+                  " values; ttile.Conv needs 4");
+    // ONNX orders them: all the beginnings, then all the ends.
+    p.padTop = (*pads)[0];
+    p.padLeft = (*pads)[1];
+    p.padBottom = (*pads)[2];
+    p.padRight = (*pads)[3];
+  }
+  setAutoPad(p, autoPadNamed(optionalAttribute<std::string>(info, "auto_pad")
+                                 .value_or("NOTSET")));
+  p.activation = activationNamed(
+      optionalAttribute<std::string>(info, "activation").value_or(""));
+  p.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
+  p.beta = optionalAttribute<float>(info, "activation_beta").value_or(0);
+  p.residual = info.GetInputCount() > 3;
+  // Initializers are visible now: lay them out once, for every run.
+  int isConstant = 0;
+  info.GetTensorConstantInput(1, &isConstant);
+  p.constantWeights = isConstant != 0;
+  return p;
+}
+
+/// Runs a run's parallel tasks on the session's intra-op threads.
+void runTask(void *task, size_t index) {
+  (*static_cast<const std::function<void(int64_t)> *>(task))(
+      static_cast<int64_t>(index));
+}
+
+} // namespace
+
+ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo)
+    : api_(api), conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))) {
+  Ort::ConstKernelInfo info(rawInfo);
+  const Conv2DParams &p = conv_.params();
+  inputShape_ = staticShape(info, 0, "X");
+  outputShape_ = p.layout == Layout::NHWC
+                     ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}
+                     : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
+  hasBias_ = info.GetInputCount() > 2;
+  conv_.tune();
+  if (p.constantWeights) {
+    int isConstant = 0;
+    conv_.setWeights(
+        info.GetTensorConstantInput(1, &isConstant).GetTensorData<float>());
+  }
+}
+
+void ConvKernel::compute(OrtKernelContext *rawContext) {
+  Ort::KernelContext context(rawContext);
+  Ort::ConstValue input = context.GetInput(0);
+  std::vector<int64_t> shape = input.GetTensorTypeAndShapeInfo().GetShape();
+  if (shape != inputShape_)
+    throw Error("X has the shape " + shapeText(shape) +
+                ", but this ttile.Conv was created and tuned for " +
+                shapeText(inputShape_));
+  RunArgs args;
+  args.input = input.GetTensorData<float>();
+  if (!conv_.params().constantWeights)
+    args.weights = context.GetInput(1).GetTensorData<float>();
+  if (hasBias_)
+    if (Ort::ConstValue bias = context.GetInput(2))
+      args.bias = bias.GetTensorData<float>();
+  if (conv_.params().residual)
+    args.residual = context.GetInput(3).GetTensorData<float>();
+  args.output = context.GetOutput(0, outputShape_).GetTensorMutableData<float>();
+  args.parallelFor = [&](int64_t tasks,
+                         const std::function<void(int64_t)> &task) {
+    OrtStatusPtr status = api_.KernelContext_ParallelFor(
+        rawContext, runTask, static_cast<size_t>(tasks),
+        static_cast<size_t>(tasks), const_cast<void *>(
+                                        static_cast<const void *>(&task)));
+    if (status) { // No pool to lend: run the tasks here, in turn.
+      api_.ReleaseStatus(status);
+      for (int64_t i = 0; i < tasks; ++i)
+        task(i);
+    }
+  };
+  conv_.run(args);
+}
+
+OrtStatusPtr ConvKernel::ComputeV2(OrtKernelContext *context) {
+  try {
+    compute(context);
+    return nullptr;
+  } catch (const std::exception &error) {
+    return api_.CreateStatus(ORT_FAIL,
+                             (std::string("ttile.Conv: ") + error.what()).c_str());
+  }
+}
+
+OrtStatusPtr ConvOp::CreateKernelV2(const OrtApi &api,
+                                    const OrtKernelInfo *info,
+                                    void **kernel) const {
+  *kernel = nullptr;
+  try {
+    *kernel = new ConvKernel(api, info);
+    return nullptr;
+  } catch (const std::exception &error) {
+    std::string node;
+    try {
+      node = " (node " + Ort::ConstKernelInfo(info).GetNodeName() + ")";
+    } catch (const std::exception &) {
+    }
+    return api.CreateStatus(
+        ORT_INVALID_ARGUMENT,
+        ("ttile.Conv" + node + ": " + error.what()).c_str());
+  }
+}
+
+} // namespace ttile::onnxruntime

@@ -1,0 +1,71 @@
+//===- onnxruntime/ConvOp.h - ttile.Conv for ONNX Runtime -------*- C++ -*-===//
+//
+// The custom operator ttile.Conv: ONNX's Conv, with its every attribute,
+// plus a fused activation and an optional residual input, computed by a
+// ttile::Conv2D tuned when the session creates the kernel (through the
+// cache, so a second session starts at once), never on the first Run.
+//
+//   inputs:  X, W, B (optional), Residual (optional; needs B, which
+//            ttile-onnx fills with zeros when the Conv had none)
+//   output:  Y = activation(conv(X, W) + B + Residual)
+//   attributes: auto_pad, dilations, group, kernel_shape, pads, strides as
+//     ONNX Conv; activation ("" or Relu, Clip, LeakyRelu, Sigmoid, Tanh,
+//     HardSwish, SiLU), activation_alpha, activation_beta (Clip's min and
+//     max, LeakyRelu's slope); layout: "NCHW" (ONNX's: X NCHW, W OIHW) or
+//     "NHWC" (X and Y NHWC, Residual too, W HWIO).
+//
+// Weights that are initializers reach the kernel at its creation and are
+// given to setWeights once. The kernel's parallel loops run on the
+// session's intra-op threads (KernelContext_ParallelFor).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_ONNXRUNTIME_CONVOP_H
+#define TTILE_ONNXRUNTIME_CONVOP_H
+
+#define ORT_API_MANUAL_INIT
+#include <onnxruntime_cxx_api.h>
+#undef ORT_API_MANUAL_INIT
+
+#include "ttile/ttile.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace ttile::onnxruntime {
+
+/// One ttile.Conv node of a session: its tuned convolution.
+class ConvKernel {
+public:
+  ConvKernel(const OrtApi &api, const OrtKernelInfo *info);
+  OrtStatusPtr ComputeV2(OrtKernelContext *context);
+
+private:
+  void compute(OrtKernelContext *context);
+
+  const OrtApi &api_;
+  Conv2D conv_;
+  std::vector<int64_t> inputShape_, outputShape_;
+  bool hasBias_ = false;
+};
+
+struct ConvOp : Ort::CustomOpBase<ConvOp, ConvKernel, /*WithStatus=*/true> {
+  OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
+                              void **kernel) const;
+  const char *GetName() const { return "Conv"; }
+  size_t GetInputTypeCount() const { return 4; }
+  ONNXTensorElementDataType GetInputType(size_t) const {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  }
+  OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
+    return i < 2 ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
+  }
+  size_t GetOutputTypeCount() const { return 1; }
+  ONNXTensorElementDataType GetOutputType(size_t) const {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  }
+};
+
+} // namespace ttile::onnxruntime
+
+#endif // TTILE_ONNXRUNTIME_CONVOP_H

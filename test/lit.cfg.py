@@ -69,3 +69,25 @@ if config.ttile_sanitizers:
 # `REQUIRES: onednn` for tests of ttile-bench against oneDNN.
 if config.ttile_onednn:
     config.available_features.add("onednn")
+# `REQUIRES: onnxruntime` for ttile-onnx and its library: built, and ONNX
+# Runtime's Python package importable by ttile-onnx (which says why not).
+# First, before %ttile-onnx (a prefix of it) replaces its beginning.
+config.substitutions.insert(0, (
+    "%ttile-onnxruntime-library",
+    os.path.join(config.ttile_obj_root, "lib", "libttile-onnxruntime.so")))
+if config.ttile_onnxruntime:
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as probe:
+        result = subprocess.run(
+            [os.path.join(config.ttile_tools_dir, "ttile-onnx"), "model",
+             "conv_relu", os.path.join(probe, "probe.onnx")],
+            capture_output=True, text=True)
+    if result.returncode == 0:
+        config.available_features.add("onnxruntime")
+    else:
+        lit_config.note("ttile-onnx tests unsupported: " +
+                        result.stderr.strip())
+else:
+    lit_config.note("ttile-onnx tests unsupported: libttile-onnxruntime.so "
+                    "not built (ONNX Runtime's headers not found)")

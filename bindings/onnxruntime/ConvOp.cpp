@@ -156,7 +156,8 @@ void runTask(void *task, size_t index) {
 
 } // namespace
 
-ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo)
+ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
+                       const TuneOptions &tuning)
     : api_(api), conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))) {
   Ort::ConstKernelInfo info(rawInfo);
   const Conv2DParams &p = conv_.params();
@@ -165,7 +166,7 @@ ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo)
                      ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}
                      : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
   hasBias_ = info.GetInputCount() > 2;
-  conv_.tune();
+  conv_.tune(tuning);
   if (p.constantWeights) {
     int isConstant = 0;
     conv_.setWeights(
@@ -221,7 +222,7 @@ OrtStatusPtr ConvOp::CreateKernelV2(const OrtApi &api,
                                     void **kernel) const {
   *kernel = nullptr;
   try {
-    *kernel = new ConvKernel(api, info);
+    *kernel = new ConvKernel(api, info, tuning);
     return nullptr;
   } catch (const std::exception &error) {
     std::string node;

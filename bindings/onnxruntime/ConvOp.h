@@ -15,7 +15,8 @@
 //     "NHWC" (X and Y NHWC, Residual too, W HWIO).
 //
 // Weights that are initializers reach the kernel at its creation and are
-// given to setWeights once. The kernel's parallel loops run on the
+// given to setWeights once. Each kernel tunes with the trials of the session
+// entry "ttile.trials" (default 20; RegisterCustomOps.cpp). The kernel's parallel loops run on the
 // session's intra-op threads (KernelContext_ParallelFor).
 //
 //===----------------------------------------------------------------------===//
@@ -37,7 +38,8 @@ namespace ttile::onnxruntime {
 /// One ttile.Conv node of a session: its tuned convolution.
 class ConvKernel {
 public:
-  ConvKernel(const OrtApi &api, const OrtKernelInfo *info);
+  ConvKernel(const OrtApi &api, const OrtKernelInfo *info,
+             const TuneOptions &tuning);
   OrtStatusPtr ComputeV2(OrtKernelContext *context);
 
 private:
@@ -50,6 +52,10 @@ private:
 };
 
 struct ConvOp : Ort::CustomOpBase<ConvOp, ConvKernel, /*WithStatus=*/true> {
+  /// How the kernels of the sessions registering this op tune.
+  explicit ConvOp(const TuneOptions &tuning) : tuning(tuning) {}
+  TuneOptions tuning;
+
   OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
                               void **kernel) const;
   const char *GetName() const { return "Conv"; }

@@ -34,6 +34,23 @@ llvm::Value *clampKeepingNaN(llvm::IRBuilder<> &b, llvm::Value *x, double lo,
   return b.CreateSelect(b.CreateFCmpOGT(x, splat(x, hi)), splat(x, hi), x);
 }
 
+/// numerator / denominator for a denominator in [1, 2]: finite and not NaN
+/// for finite inputs, so the division may be a reciprocal estimate refined
+/// by a Newton step (vrcp14ps and two FMAs on AVX-512, 2^-28 relative
+/// error) rather than a vdivps, whose throughput on 16 lanes is that of
+/// ten FMAs. On a 1x1 layer with 64 input channels, the divisions of SiLU
+/// cost as much as a sixth of the multiply-adds.
+llvm::Value *divideByOneToTwo(llvm::IRBuilder<> &b, llvm::Value *numerator,
+                              llvm::Value *denominator) {
+  llvm::FastMathFlags flags;
+  flags.setAllowReciprocal();
+  flags.setNoNaNs();
+  flags.setNoInfs();
+  llvm::Value *quotient = b.CreateFDiv(numerator, denominator);
+  llvm::cast<llvm::Instruction>(quotient)->setFastMathFlags(flags);
+  return quotient;
+}
+
 /// factor * sigmoid(x), from e = exp(-|x|) so that neither sign overflows:
 /// for x < 0 it is factor * e / (1 + e), accurate where it is tiny. Where e
 /// is not a normal float (x < -87.33) but factor * e can be (SiLU, whose
@@ -47,8 +64,9 @@ llvm::Value *emitSigmoidTimes(llvm::IRBuilder<> &b, llvm::Value *x,
                       absolute));
   llvm::Value *scale =
       b.CreateSelect(shifted, splat(x, std::exp(-8.0)), splat(x, 1));
-  llvm::Value *s = b.CreateFDiv(
-      splat(x, 1), b.CreateFAdd(splat(x, 1), b.CreateFMul(shiftedE, scale)));
+  llvm::Value *s = divideByOneToTwo(
+      b, splat(x, 1),
+      b.CreateFAdd(splat(x, 1), b.CreateFMul(shiftedE, scale)));
   llvm::Value *negative =
       b.CreateFMul(b.CreateFMul(b.CreateFMul(factor, shiftedE), s), scale);
   return b.CreateSelect(b.CreateFCmpOGE(x, splat(x, 0)),
@@ -61,8 +79,8 @@ llvm::Value *emitSigmoidTimes(llvm::IRBuilder<> &b, llvm::Value *x,
 llvm::Value *emitTanh(llvm::IRBuilder<> &b, llvm::Value *x) {
   llvm::Value *a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
   llvm::Value *t = emitExp(b, b.CreateFMul(a, splat(x, -2)));
-  llvm::Value *large = b.CreateFDiv(b.CreateFSub(splat(x, 1), t),
-                                    b.CreateFAdd(splat(x, 1), t));
+  llvm::Value *large = divideByOneToTwo(b, b.CreateFSub(splat(x, 1), t),
+                                       b.CreateFAdd(splat(x, 1), t));
   llvm::Value *a2 = b.CreateFMul(a, a);
   llvm::Value *series =
       polynomial(b, a2,

@@ -469,6 +469,32 @@ TEST_F(Conv2DTest, RunsUntunedWithoutTune) {
   EXPECT_TRUE(next.tuneInfo().tuned);
 }
 
+// An engine's threads (RunArgs::parallelFor) run the run's parallel loops,
+// here the NCHW conversions of a layer large enough to split them, and the
+// result is the pool's.
+TEST_F(Conv2DTest, RunsItsParallelLoopsOnLentThreads) {
+  Conv2DParams params = smallLayer();
+  params.layout = Layout::NCHW;
+  params.C = 64;
+  params.H = params.W = 56;
+  params.K = 64;
+  Conv2D conv(params);
+  ConvCase reference(params);
+  int64_t tasksRun = 0;
+  RunArgs args{reference.input.data(), reference.weights.data(),
+               reference.biasOrNull(), nullptr, nullptr};
+  args.parallelFor = [&](int64_t tasks,
+                         const std::function<void(int64_t)> &task) {
+    for (int64_t i = 0; i < tasks; ++i, ++tasksRun)
+      task(i);
+  };
+  std::vector<float> output(reference.expected.size(), 1e30f);
+  args.output = output.data();
+  conv.run(args);
+  reference.expectMatches(output);
+  EXPECT_GT(tasksRun, 0);
+}
+
 //===--- The cache --------------------------------------------------------===//
 
 // A winner tuned with fewer trials than asked is tuned again (a 3-trial

@@ -5,7 +5,7 @@
 // back (the workers spinning), after a pause (the workers asleep), from
 // several threads at once and beside threads that keep the CPUs busy, and
 // check that every iteration ran exactly once on a worker no other running
-// iteration held. The TSan job of scripts/test
+// iteration held; likewise on threads an engine lends (ScopedTaskRunner). The TSan job of scripts/test
 // runs this binary, so a race in publishing a loop fails here.
 //
 //===----------------------------------------------------------------------===//
@@ -16,8 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -100,6 +102,55 @@ TEST(ThreadPoolTest, LoopsOnABusyMachineRunEveryIterationOnce) {
     record.run();
     record.expectEachIterationRanOnce();
   }
+}
+
+// An engine lends its threads (RunArgs::parallelFor): each block of a
+// loop is one task, run as a worker of its own, and the runner is used
+// only while the scope that lends it lives.
+TEST(ThreadPoolTest, LoopsOnALentRunnerRunEveryIterationOnce) {
+  std::atomic<int64_t> calls{0}, mostTasks{0};
+  TaskRunner onThreads = [&](int64_t tasks,
+                             const std::function<void(int64_t)> &task) {
+    ++calls;
+    mostTasks = std::max<int64_t>(mostTasks, tasks);
+    std::vector<std::thread> threads;
+    for (int64_t i = 1; i < tasks; ++i)
+      threads.emplace_back(task, i);
+    task(0);
+    for (std::thread &thread : threads)
+      thread.join();
+  };
+  TaskRunner inTurn = [&](int64_t tasks,
+                          const std::function<void(int64_t)> &task) {
+    ++calls;
+    for (int64_t i = 0; i < tasks; ++i)
+      task(i);
+  };
+  for (const TaskRunner *runner : {&onThreads, &inTurn}) {
+    calls = 0;
+    {
+      ScopedTaskRunner lent(*runner);
+      for (int64_t loop = 0; loop < 200; ++loop) {
+        LoopRecord record(2 + loop % 37);
+        record.run();
+        record.expectEachIterationRanOnce();
+      }
+    }
+    EXPECT_EQ(calls, 200);
+    LoopRecord afterwards(64);
+    afterwards.run();
+    afterwards.expectEachIterationRanOnce();
+    EXPECT_EQ(calls, 200);
+  }
+  EXPECT_LE(mostTasks, workerCount());
+  EXPECT_GE(mostTasks, std::min(2, workerCount()));
+}
+
+TEST(ThreadPoolTest, AnEmptyRunnerLeavesThePool) {
+  ScopedTaskRunner none(TaskRunner{});
+  LoopRecord record(64);
+  record.run();
+  record.expectEachIterationRanOnce();
 }
 
 } // namespace

@@ -1,0 +1,271 @@
+"""ttile inside ONNX Runtime: ttile-onnx's rewrites of every pattern it
+supports, run with libttile-onnxruntime.so and checked against stock ONNX
+Runtime; the errors of the command and of the library.
+
+Skipped, saying why, when ONNX Runtime's Python package or the library is
+missing (scripts/setup installs the first, the build makes the second when
+it finds ONNX Runtime's headers).
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+
+BIN = Path(os.environ.get("TTILE_BIN", Path(__file__).parents[2] / "build"
+                          / "bin"))
+TOOL = BIN / "ttile-onnx"
+LIBRARY = BIN.parent / "lib" / "libttile-onnxruntime.so"
+# Candidates per convolution (the session entry ttile.trials): correctness
+# does not need a good kernel, and every pattern tunes in both layouts.
+TRIALS = 3
+
+
+def load_tool():
+    """ttile-onnx, imported as a module (it has no .py suffix)."""
+    loader = importlib.machinery.SourceFileLoader("ttile_onnx", str(TOOL))
+    spec = importlib.util.spec_from_loader("ttile_onnx", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    module.import_onnxruntime()
+    return module
+
+
+SKIP = None
+if not TOOL.exists() or not LIBRARY.exists():
+    SKIP = f"{LIBRARY} or {TOOL} not built (ONNX Runtime's headers missing)"
+else:
+    try:
+        tool = load_tool()
+        sys.path.insert(0, str(BIN))
+        import numpy as np
+        import onnx
+        import ttile_onnx_models as models
+        from onnx import helper
+    except SystemExit:
+        SKIP = "ONNX Runtime's Python package is not installed"
+if SKIP:
+    print(f"test_onnxruntime: skipped: {SKIP}", file=sys.stderr)
+
+
+@unittest.skipIf(SKIP, SKIP)
+class RewriteTest(unittest.TestCase):
+    """Each pattern, rewritten in both layouts, matches stock ONNX
+    Runtime."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cache = tempfile.TemporaryDirectory()
+        os.environ["TTILE_CACHE_DIR"] = cls.cache.name
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cache.cleanup()
+
+    def rewritten(self, model, layout):
+        lines = []
+        result, _ = tool.rewrite(model, layout, 1, str(LIBRARY),
+                                 say=lines.append, trials=TRIALS)
+        return result, "\n".join(lines)
+
+    def check_agrees(self, model, rewritten, threads=1):
+        stock = tool.make_session(model, threads)
+        ttile = tool.make_session(rewritten, threads, str(LIBRARY),
+                                  trials=TRIALS)
+        inputs = tool.random_inputs(stock)
+        error = tool.relative_error(stock.run(None, inputs),
+                                    ttile.run(None, inputs))
+        self.assertLessEqual(error, 1e-4)
+        return ttile
+
+    def ttile_convs(self, model):
+        return [n for n in model.graph.node if n.domain == "ttile"]
+
+    def attributes(self, node):
+        return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+    def test_every_pattern_in_both_layouts(self):
+        expected_activation = {
+            "conv_relu": b"Relu", "conv_add_relu": b"Relu",
+            "conv_clip": b"Clip", "conv_leaky_relu": b"LeakyRelu",
+            "conv_silu": b"SiLU", "depthwise": b"Clip", "dilation": b"Relu",
+            "groups": None, "auto_pad": b"Sigmoid",
+            "unsupported_conv": b"Relu"}
+        for name in models.PATTERNS:
+            model = models.pattern(name)
+            for layout in ("nhwc", "nchw"):
+                with self.subTest(pattern=name, layout=layout):
+                    rewritten, text = self.rewritten(model, layout)
+                    convs = self.ttile_convs(rewritten)
+                    self.assertTrue(convs, text)
+                    attributes = self.attributes(convs[0])
+                    if name in expected_activation:
+                        self.assertEqual(attributes.get("activation"),
+                                         expected_activation[name])
+                    self.assertEqual(attributes.get("layout"),
+                                     b"NHWC" if layout == "nhwc" else None)
+                    self.check_agrees(model, rewritten)
+
+    def test_residual_add_is_an_input(self):
+        model = models.pattern("conv_add_relu")
+        rewritten, _ = self.rewritten(model, "nchw")
+        (conv,) = self.ttile_convs(rewritten)
+        self.assertEqual(len(conv.input), 4)  # X, W, a zero bias, residual
+        self.assertEqual(conv.input[3], "input")
+        self.assertFalse([n for n in rewritten.graph.node
+                          if n.op_type in ("Add", "Relu")])
+
+    def test_batchnorm_is_folded_and_hardswish_fused(self):
+        model = models.pattern("batchnorm_chain")
+        rewritten, _ = self.rewritten(model, "nhwc")
+        self.assertEqual(
+            [self.attributes(c)["activation"]
+             for c in self.ttile_convs(rewritten)],
+            [b"Relu", b"Tanh", b"HardSwish"])
+        self.assertEqual([n.op_type for n in rewritten.graph.node
+                          if n.domain != "ttile"], ["Transpose", "Transpose"])
+        self.check_agrees(model, rewritten)
+
+    def test_unsupported_conv_is_left_and_said(self):
+        model = models.pattern("unsupported_conv")
+        rewritten, text = self.rewritten(model, "nhwc")
+        self.assertIn("1 of 2 Conv nodes", text)
+        self.assertIn("1D; ttile.Conv is 2D", text)
+        self.assertEqual(len([n for n in rewritten.graph.node
+                              if n.op_type == "Conv" and not n.domain]), 1)
+        self.check_agrees(model, rewritten)
+
+    def test_whole_network_keeps_nhwc_between_convolutions(self):
+        model = models.darknet19(size=64)
+        rewritten, text = self.rewritten(model, "nhwc")
+        # Transposes at the input and the output only: the LeakyReLUs are
+        # fused, the 2x2 max pools run on NHWC.
+        transposes = [n for n in rewritten.graph.node
+                      if n.op_type == "Transpose"]
+        self.assertEqual(len(transposes), 2, text)
+        self.check_agrees(model, rewritten)
+        self.check_agrees(model, rewritten, threads=2)
+
+    def test_weights_that_are_not_initializers(self):
+        model = models.pattern("conv_relu")
+        weights = model.graph.initializer[0]
+        model.graph.input.append(helper.make_tensor_value_info(
+            weights.name, onnx.TensorProto.FLOAT, list(weights.dims)))
+        model.graph.initializer.remove(weights)
+        for layout in ("nhwc", "nchw"):
+            with self.subTest(layout=layout):
+                rewritten, _ = self.rewritten(model, layout)
+                stock = tool.make_session(model, 1)
+                ttile = tool.make_session(rewritten, 1, str(LIBRARY),
+                                          trials=TRIALS)
+                inputs = tool.random_inputs(stock)
+                error = tool.relative_error(stock.run(None, inputs),
+                                            ttile.run(None, inputs))
+                self.assertLessEqual(error, 1e-4)
+
+    def test_sessions_run_from_several_threads_at_once(self):
+        model = models.pattern("conv_add_relu")
+        rewritten, _ = self.rewritten(model, "nhwc")
+        session = tool.make_session(rewritten, 2, str(LIBRARY),
+                                    trials=TRIALS)
+        inputs = [tool.random_inputs(session, seed) for seed in range(8)]
+        expected = [session.run(None, i)[0] for i in inputs]
+        results, errors = {}, []
+
+        def run(worker):
+            try:
+                for round in range(20):
+                    index = (worker + round) % len(inputs)
+                    output = session.run(None, inputs[index])[0]
+                    results.setdefault(index, []).append(output)
+            except Exception as error:  # reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=run, args=(w,)) for w in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(errors, [])
+        for index, outputs in results.items():
+            for output in outputs:
+                np.testing.assert_array_equal(output, expected[index])
+
+
+@unittest.skipIf(SKIP, SKIP)
+class ErrorTest(unittest.TestCase):
+    """What a user sees when something is wrong: a message, never a crash."""
+
+    def run_tool(self, *arguments):
+        return subprocess.run([sys.executable, str(TOOL), *arguments],
+                              capture_output=True, text=True, timeout=600)
+
+    def test_corrupt_model(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "corrupt.onnx")
+            with open(path, "wb") as file:
+                file.write(b"\x08\x07garbage that is not a protobuf\xff\xff")
+            result = self.run_tool("rewrite", path,
+                                   os.path.join(directory, "out.onnx"))
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("is not an ONNX model", result.stderr)
+            result = self.run_tool("bench", os.path.join(directory, "none"))
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("no such file", result.stderr)
+
+    def test_dynamic_input_needs_a_shape(self):
+        model = models.pattern("conv_relu")
+        model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "h"
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "dynamic.onnx")
+            onnx.save(model, path)
+            out = os.path.join(directory, "out.onnx")
+            result = self.run_tool("rewrite", path, out, "--layout", "nchw")
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("--input-shape input=1,8,?,12", result.stderr)
+            result = self.run_tool("rewrite", path, out, "--layout", "nchw",
+                                   "--input-shape", "input=1,8,12,12")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertTrue(os.path.exists(out))
+
+    def session_error(self, model):
+        with self.assertRaises(Exception) as raised:
+            tool.make_session(model, 1, str(LIBRARY), trials=TRIALS)
+        return str(raised.exception)
+
+    def test_library_refuses_bad_nodes_with_a_message(self):
+        model = models.pattern("conv_relu")
+        rewritten, _ = tool.rewrite(model, "nchw", 1, str(LIBRARY),
+                                    say=lambda line: None)
+        conv = next(n for n in rewritten.graph.node if n.domain == "ttile")
+        for attribute in conv.attribute:
+            if attribute.name == "activation":
+                attribute.s = b"Bogus"
+        message = self.session_error(rewritten)
+        self.assertIn("ttile.Conv", message)
+        self.assertIn("unknown activation 'Bogus'", message)
+
+        for trials in ("0", "many"):
+            with self.assertRaises(Exception) as raised:
+                import onnxruntime as ort
+                options = ort.SessionOptions()
+                options.add_session_config_entry("ttile.trials", trials)
+                options.register_custom_ops_library(str(LIBRARY))
+            self.assertIn(f"ttile.trials is '{trials}'",
+                          str(raised.exception))
+
+        rewritten.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "w"
+        for attribute in conv.attribute:
+            if attribute.name == "activation":
+                attribute.s = b"Relu"
+        message = self.session_error(rewritten)
+        self.assertIn("when the session is created", message)
+
+
+if __name__ == "__main__":
+    unittest.main()

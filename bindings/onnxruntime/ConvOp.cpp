@@ -47,10 +47,14 @@ std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
 
 Activation activationNamed(const std::string &name) {
   static const std::pair<const char *, Activation> kNames[] = {
-      {"", Activation::None},          {"Relu", Activation::ReLU},
-      {"Clip", Activation::Clamp},     {"LeakyRelu", Activation::LeakyReLU},
-      {"Sigmoid", Activation::Sigmoid}, {"Tanh", Activation::Tanh},
-      {"HardSwish", Activation::HardSwish}, {"SiLU", Activation::SiLU}};
+      {"", Activation::None},
+      {"Relu", Activation::ReLU},
+      {"Clip", Activation::Clamp},
+      {"LeakyRelu", Activation::LeakyReLU},
+      {"Sigmoid", Activation::Sigmoid},
+      {"Tanh", Activation::Tanh},
+      {"HardSwish", Activation::HardSwish},
+      {"SiLU", Activation::SiLU}};
   for (const auto &[known, activation] : kNames)
     if (name == known)
       return activation;
@@ -71,8 +75,8 @@ AutoPad autoPadNamed(const std::string &name) {
   throw Error("unknown auto_pad '" + name + "'");
 }
 
-std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,
-                                 size_t input, const char *role) {
+std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info, size_t input,
+                                 const char *role) {
   std::vector<int64_t> shape =
       info.GetInputTypeInfo(input).GetTensorTypeAndShapeInfo().GetShape();
   if (shape.size() != 4)
@@ -113,11 +117,11 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
   if (p.groups < 1 || channelsPerGroup * p.groups != p.C)
     throw Error("W " + shapeText(w) + " with group " +
                 std::to_string(p.groups) + " does not fit X " + shapeText(x));
-  if (auto kernel = optionalAttribute<std::vector<int64_t>>(info,
-                                                            "kernel_shape"))
+  if (auto kernel =
+          optionalAttribute<std::vector<int64_t>>(info, "kernel_shape"))
     if (*kernel != std::vector<int64_t>{p.R, p.S})
-      throw Error("kernel_shape " + shapeText(*kernel) +
-                  " differs from W's " + shapeText({p.R, p.S}));
+      throw Error("kernel_shape " + shapeText(*kernel) + " differs from W's " +
+                  shapeText({p.R, p.S}));
   auto [strideH, strideW] = pairAttribute(info, "strides");
   auto [dilationH, dilationW] = pairAttribute(info, "dilations");
   p.strideH = strideH;
@@ -134,8 +138,10 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
     p.padBottom = (*pads)[2];
     p.padRight = (*pads)[3];
   }
-  setAutoPad(p, autoPadNamed(optionalAttribute<std::string>(info, "auto_pad")
-                                 .value_or("NOTSET")));
+  setAutoPad(
+      p,
+      autoPadNamed(
+          optionalAttribute<std::string>(info, "auto_pad").value_or("NOTSET")));
   p.activation = activationNamed(
       optionalAttribute<std::string>(info, "activation").value_or(""));
   p.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
@@ -157,16 +163,18 @@ void runTask(void *task, size_t index) {
 } // namespace
 
 ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
-                       const TuneOptions &tuning)
-    : api_(api), conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))) {
+                       const SessionSettings &settings)
+    : api_(api), conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))),
+      sessionThreads_(settings.sessionThreads) {
   Ort::ConstKernelInfo info(rawInfo);
   const Conv2DParams &p = conv_.params();
   inputShape_ = staticShape(info, 0, "X");
-  outputShape_ = p.layout == Layout::NHWC
-                     ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}
-                     : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
+  outputShape_ =
+      p.layout == Layout::NHWC
+          ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}
+          : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
   hasBias_ = info.GetInputCount() > 2;
-  conv_.tune(tuning);
+  conv_.tune(settings.tuning);
   if (p.constantWeights) {
     int isConstant = 0;
     conv_.setWeights(
@@ -191,19 +199,21 @@ void ConvKernel::compute(OrtKernelContext *rawContext) {
       args.bias = bias.GetTensorData<float>();
   if (conv_.params().residual)
     args.residual = context.GetInput(3).GetTensorData<float>();
-  args.output = context.GetOutput(0, outputShape_).GetTensorMutableData<float>();
-  args.parallelFor = [&](int64_t tasks,
-                         const std::function<void(int64_t)> &task) {
-    OrtStatusPtr status = api_.KernelContext_ParallelFor(
-        rawContext, runTask, static_cast<size_t>(tasks),
-        static_cast<size_t>(tasks), const_cast<void *>(
-                                        static_cast<const void *>(&task)));
-    if (status) { // No pool to lend: run the tasks here, in turn.
-      api_.ReleaseStatus(status);
-      for (int64_t i = 0; i < tasks; ++i)
-        task(i);
-    }
-  };
+  args.output =
+      context.GetOutput(0, outputShape_).GetTensorMutableData<float>();
+  if (sessionThreads_)
+    args.parallelFor = [&](int64_t tasks,
+                           const std::function<void(int64_t)> &task) {
+      OrtStatusPtr status = api_.KernelContext_ParallelFor(
+          rawContext, runTask, static_cast<size_t>(tasks),
+          static_cast<size_t>(tasks),
+          const_cast<void *>(static_cast<const void *>(&task)));
+      if (status) { // No pool to lend: run the tasks here, in turn.
+        api_.ReleaseStatus(status);
+        for (int64_t i = 0; i < tasks; ++i)
+          task(i);
+      }
+    };
   conv_.run(args);
 }
 
@@ -212,8 +222,8 @@ OrtStatusPtr ConvKernel::ComputeV2(OrtKernelContext *context) {
     compute(context);
     return nullptr;
   } catch (const std::exception &error) {
-    return api_.CreateStatus(ORT_FAIL,
-                             (std::string("ttile.Conv: ") + error.what()).c_str());
+    return api_.CreateStatus(
+        ORT_FAIL, (std::string("ttile.Conv: ") + error.what()).c_str());
   }
 }
 
@@ -222,7 +232,7 @@ OrtStatusPtr ConvOp::CreateKernelV2(const OrtApi &api,
                                     void **kernel) const {
   *kernel = nullptr;
   try {
-    *kernel = new ConvKernel(api, info, tuning);
+    *kernel = new ConvKernel(api, info, settings);
     return nullptr;
   } catch (const std::exception &error) {
     std::string node;

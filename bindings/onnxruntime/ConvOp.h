@@ -16,7 +16,7 @@
 //
 // Weights that are initializers reach the kernel at its creation and are
 // given to setWeights once. Each kernel tunes with the trials of the session
-// entry "ttile.trials" (default 20; RegisterCustomOps.cpp). The kernel's parallel loops run on the
+// entry "ttile.trials" (default 20). The kernel's parallel loops run on the
 // session's intra-op threads (KernelContext_ParallelFor).
 //
 //===----------------------------------------------------------------------===//
@@ -35,11 +35,21 @@
 
 namespace ttile::onnxruntime {
 
+/// What the session's options say of ttile (RegisterCustomOps.cpp).
+struct SessionSettings {
+  /// "ttile.trials": the candidates each convolution's tuning measures.
+  TuneOptions tuning;
+  /// "ttile.threads": "session" (the default) runs the parallel loops on
+  /// the session's intra-op threads, "ttile" on ttile's own pool of
+  /// TTILE_NUM_THREADS workers.
+  bool sessionThreads = true;
+};
+
 /// One ttile.Conv node of a session: its tuned convolution.
 class ConvKernel {
 public:
   ConvKernel(const OrtApi &api, const OrtKernelInfo *info,
-             const TuneOptions &tuning);
+             const SessionSettings &settings);
   OrtStatusPtr ComputeV2(OrtKernelContext *context);
 
 private:
@@ -49,12 +59,12 @@ private:
   Conv2D conv_;
   std::vector<int64_t> inputShape_, outputShape_;
   bool hasBias_ = false;
+  bool sessionThreads_ = true;
 };
 
 struct ConvOp : Ort::CustomOpBase<ConvOp, ConvKernel, /*WithStatus=*/true> {
-  /// How the kernels of the sessions registering this op tune.
-  explicit ConvOp(const TuneOptions &tuning) : tuning(tuning) {}
-  TuneOptions tuning;
+  explicit ConvOp(const SessionSettings &settings) : settings(settings) {}
+  SessionSettings settings;
 
   OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
                               void **kernel) const;

@@ -4,8 +4,8 @@
 // ONNX Runtime calls when a session's options load the library
 // (SessionOptions.register_custom_ops_library in Python,
 // Ort::SessionOptions::RegisterCustomOpsLibrary in C++). It adds the
-// domain "ttile" with its operators to those options, which may set the
-// tuning's trials in the session config entry "ttile.trials".
+// domain "ttile" with its operators to those options, whose config entries
+// "ttile.trials" and "ttile.threads" set how its kernels tune and run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,34 +36,52 @@ std::vector<Registration> &registrations() {
   return *registered;
 }
 
-/// The tuning of the session's kernels: its config entry "ttile.trials"
-/// (SessionOptions.add_session_config_entry, before the library is
-/// registered), the candidates each convolution measures.
-ttile::TuneOptions tuningOf(const OrtApi &api,
-                            const OrtSessionOptions *options) {
-  ttile::TuneOptions tuning;
+/// The session config entry `key`, if the options have it.
+std::optional<std::string> configEntry(const OrtApi &api,
+                                       const OrtSessionOptions *options,
+                                       const char *key) {
   int has = 0;
-  if (OrtStatus *status =
-          api.HasSessionConfigEntry(options, "ttile.trials", &has)) {
+  if (OrtStatus *status = api.HasSessionConfigEntry(options, key, &has)) {
     api.ReleaseStatus(status);
-    return tuning;
+    return std::nullopt;
   }
   if (!has)
-    return tuning;
-  char value[32] = {};
-  size_t size = sizeof(value);
-  if (OrtStatus *status = api.GetSessionConfigEntry(options, "ttile.trials",
-                                                    value, &size)) {
+    return std::nullopt;
+  size_t size = 0;
+  if (OrtStatus *status =
+          api.GetSessionConfigEntry(options, key, nullptr, &size))
+    api.ReleaseStatus(status); // Asked for the size only.
+  std::string value(size, '\0');
+  if (OrtStatus *status =
+          api.GetSessionConfigEntry(options, key, value.data(), &size)) {
     api.ReleaseStatus(status);
-    throw ttile::Error("ttile.trials is too long a value");
+    return std::nullopt;
   }
-  char *end = nullptr;
-  long trials = std::strtol(value, &end, 10);
-  if (end == value || *end || trials < 1 || trials > 100000)
-    throw ttile::Error(std::string("ttile.trials is '") + value +
-                       "'; it must be a count of candidates, at least 1");
-  tuning.trials = static_cast<int>(trials);
-  return tuning;
+  value.resize(size ? size - 1 : 0); // The size counts the final '\0'.
+  return value;
+}
+
+/// The settings of a session's kernels, from its config entries
+/// (SessionOptions.add_session_config_entry, before the library is
+/// registered): "ttile.trials" and "ttile.threads" (ConvOp.h).
+ttile::onnxruntime::SessionSettings
+settingsOf(const OrtApi &api, const OrtSessionOptions *options) {
+  ttile::onnxruntime::SessionSettings settings;
+  if (auto trials = configEntry(api, options, "ttile.trials")) {
+    char *end = nullptr;
+    long count = std::strtol(trials->c_str(), &end, 10);
+    if (trials->empty() || *end || count < 1 || count > 100000)
+      throw ttile::Error("ttile.trials is '" + *trials +
+                         "'; it must be a count of candidates, at least 1");
+    settings.tuning.trials = static_cast<int>(count);
+  }
+  if (auto threads = configEntry(api, options, "ttile.threads")) {
+    if (*threads != "session" && *threads != "ttile")
+      throw ttile::Error("ttile.threads is '" + *threads +
+                         "'; it must be session or ttile");
+    settings.sessionThreads = *threads == "session";
+  }
+  return settings;
 }
 
 } // namespace
@@ -81,8 +100,9 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
   Ort::InitApi(api);
   static std::mutex mutex;
   try {
-    Registration registration{Ort::CustomOpDomain("ttile"),
-                              std::make_unique<ConvOp>(tuningOf(*api, options))};
+    Registration registration{
+        Ort::CustomOpDomain("ttile"),
+        std::make_unique<ConvOp>(settingsOf(*api, options))};
     registration.domain.Add(registration.conv.get());
     Ort::UnownedSessionOptions(options).Add(registration.domain);
     std::lock_guard<std::mutex> lock(mutex);

@@ -73,10 +73,10 @@ class RewriteTest(unittest.TestCase):
                                  say=lines.append, trials=TRIALS)
         return result, "\n".join(lines)
 
-    def check_agrees(self, model, rewritten, threads=1):
+    def check_agrees(self, model, rewritten, threads=1, pool="session"):
         stock = tool.make_session(model, threads)
         ttile = tool.make_session(rewritten, threads, str(LIBRARY),
-                                  trials=TRIALS)
+                                  trials=TRIALS, pool=pool)
         inputs = tool.random_inputs(stock)
         error = tool.relative_error(stock.run(None, inputs),
                                     ttile.run(None, inputs))
@@ -150,6 +150,7 @@ class RewriteTest(unittest.TestCase):
         self.assertEqual(len(transposes), 2, text)
         self.check_agrees(model, rewritten)
         self.check_agrees(model, rewritten, threads=2)
+        self.check_agrees(model, rewritten, threads=2, pool="ttile")
 
     def test_weights_that_are_not_initializers(self):
         model = models.pattern("conv_relu")
@@ -250,14 +251,14 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("ttile.Conv", message)
         self.assertIn("unknown activation 'Bogus'", message)
 
-        for trials in ("0", "many"):
+        for key, value in (("ttile.trials", "0"), ("ttile.trials", "many"),
+                           ("ttile.threads", "all")):
             with self.assertRaises(Exception) as raised:
                 import onnxruntime as ort
                 options = ort.SessionOptions()
-                options.add_session_config_entry("ttile.trials", trials)
+                options.add_session_config_entry(key, value)
                 options.register_custom_ops_library(str(LIBRARY))
-            self.assertIn(f"ttile.trials is '{trials}'",
-                          str(raised.exception))
+            self.assertIn(f"{key} is '{value}'", str(raised.exception))
 
         rewritten.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "w"
         for attribute in conv.attribute:

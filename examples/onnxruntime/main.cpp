@@ -64,16 +64,13 @@ std::vector<Ort::Value> run(Ort::Session &session, Tensors &inputs) {
         names.emplace_back(session.GetInputNameAllocated(i, allocator)).get());
   for (size_t i = 0; i < session.GetOutputCount(); ++i)
     outputNames.push_back(
-        names.emplace_back(session.GetOutputNameAllocated(i, allocator))
-            .get());
-  return session.Run(Ort::RunOptions{}, inputNames.data(),
-                     inputs.values.data(), inputNames.size(),
-                     outputNames.data(), outputNames.size());
+        names.emplace_back(session.GetOutputNameAllocated(i, allocator)).get());
+  return session.Run(Ort::RunOptions{}, inputNames.data(), inputs.values.data(),
+                     inputNames.size(), outputNames.data(), outputNames.size());
 }
 
 double seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       since)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();
 }
 
@@ -103,8 +100,7 @@ int main(int argc, char **argv) {
     std::vector<Ort::Value> expected = run(stock, inputs);
     double worst = 0;
     for (size_t o = 0; o < outputs.size(); ++o) {
-      size_t count =
-          expected[o].GetTensorTypeAndShapeInfo().GetElementCount();
+      size_t count = expected[o].GetTensorTypeAndShapeInfo().GetElementCount();
       const float *want = expected[o].GetTensorData<float>();
       const float *got = outputs[o].GetTensorData<float>();
       double scale = 1e-30, difference = 0;

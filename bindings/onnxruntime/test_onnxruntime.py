@@ -67,10 +67,12 @@ class RewriteTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.cache.cleanup()
 
-    def rewritten(self, model, layout):
+    def rewritten(self, model, layout, unfused=()):
+        """Every activation fused unless `unfused` names it."""
         lines = []
         result, _ = tool.rewrite(model, layout, 1, str(LIBRARY),
-                                 say=lines.append, trials=TRIALS)
+                                 say=lines.append, trials=TRIALS,
+                                 unfused=unfused)
         return result, "\n".join(lines)
 
     def check_agrees(self, model, rewritten, threads=1, pool="session"):
@@ -110,6 +112,29 @@ class RewriteTest(unittest.TestCase):
                     self.assertEqual(attributes.get("layout"),
                                      b"NHWC" if layout == "nhwc" else None)
                     self.check_agrees(model, rewritten)
+
+    def test_silu_is_left_to_onnxruntime_by_default(self):
+        model = models.pattern("conv_silu")
+        rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),
+                                    say=lambda line: None, trials=TRIALS)
+        (conv,) = self.ttile_convs(rewritten)
+        self.assertNotIn("activation", self.attributes(conv))
+        self.assertEqual(
+            sorted(n.op_type for n in rewritten.graph.node
+                   if n.op_type in ("Sigmoid", "Mul")), ["Mul", "Sigmoid"])
+        self.check_agrees(model, rewritten)
+
+    def test_auto_layout_measures_both_and_keeps_one(self):
+        model = models.pattern("conv_add_relu")
+        lines = []
+        rewritten, layout = tool.rewrite(model, "auto", 1, str(LIBRARY),
+                                         say=lines.append, trials=TRIALS)
+        text = "\n".join(lines)
+        self.assertIn(layout, ("nhwc", "nchw"))
+        self.assertRegex(text, r"nhwc: \d+\.\d+ ms")
+        self.assertRegex(text, r"nchw: \d+\.\d+ ms")
+        self.assertIn(f"layout {layout}", text)
+        self.check_agrees(model, rewritten)
 
     def test_residual_add_is_an_input(self):
         model = models.pattern("conv_add_relu")

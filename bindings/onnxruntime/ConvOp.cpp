@@ -168,7 +168,9 @@ ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
       sessionThreads_(settings.sessionThreads) {
   Ort::ConstKernelInfo info(rawInfo);
   const Conv2DParams &p = conv_.params();
-  inputShape_ = staticShape(info, 0, "X");
+  inputShape_ = p.layout == Layout::NHWC
+                    ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
+                    : std::vector<int64_t>{p.N, p.C, p.H, p.W};
   outputShape_ =
       p.layout == Layout::NHWC
           ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}

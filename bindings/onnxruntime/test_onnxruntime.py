@@ -285,10 +285,29 @@ class ErrorTest(unittest.TestCase):
                 options.register_custom_ops_library(str(LIBRARY))
             self.assertIn(f"{key} is '{value}'", str(raised.exception))
 
-        rewritten.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "w"
         for attribute in conv.attribute:
             if attribute.name == "activation":
                 attribute.s = b"Relu"
+        for name, value, expected in (
+                ("layout", "NCWH", "unknown layout 'NCWH'"),
+                ("group", 3, "with group 3 does not fit X [1,8,12,12]"),
+                ("kernel_shape", [5, 5],
+                 "kernel_shape [5,5] differs from W's [3,3]"),
+                ("strides", [1], "strides has 1 values; ttile.Conv is 2D"),
+                ("pads", [1, 1], "pads has 2 values; ttile.Conv needs 4"),
+                ("auto_pad", "MIDDLE", "unknown auto_pad 'MIDDLE'")):
+            with self.subTest(attribute=name):
+                broken = onnx.ModelProto()
+                broken.CopyFrom(rewritten)
+                node = next(n for n in broken.graph.node
+                            if n.domain == "ttile")
+                kept = [a for a in node.attribute if a.name != name]
+                del node.attribute[:]
+                node.attribute.extend(kept)
+                node.attribute.append(helper.make_attribute(name, value))
+                self.assertIn(expected, self.session_error(broken))
+
+        rewritten.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "w"
         message = self.session_error(rewritten)
         self.assertIn("when the session is created", message)
 

@@ -110,6 +110,7 @@ py::dict infoDict(const ttile::TuneInfo &info) {
   dict["gflops"] = info.gflops;
   dict["kernel_seconds"] = info.kernelSeconds;
   dict["percent_of_peak"] = info.percentOfPeak;
+  dict["conversion_seconds"] = info.conversionSeconds;
   return dict;
 }
 

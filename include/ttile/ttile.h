@@ -249,7 +249,7 @@ typedef struct ttile_tune_info {
   int32_t tuned, cacheHit;
   double seconds;
   int32_t trials, rejected;
-  double gflops, kernelSeconds, percentOfPeak;
+  double gflops, kernelSeconds, percentOfPeak, conversionSeconds;
 } ttile_tune_info;
 
 /* Sets the defaults of ttile::TuneOptions (20 trials, no time limit, seed
@@ -454,12 +454,19 @@ struct TuneInfo {
   double seconds = 0;    ///< Wall time of the last tune().
   int trials = 0;        ///< Candidates the last tune() measured.
   int rejected = 0;      ///< Candidates that failed to compile or check.
-  /// Of the kernel in use, as measured when it was tuned; 0 untuned.
+  /// Of one run() end to end: the kernel in use, as measured when it was
+  /// tuned, and the layout conversions around it (conversionSeconds);
+  /// 0 untuned.
   double gflops = 0;
-  double kernelSeconds = 0; ///< Of one run().
-  /// Percent of the FP32 peak of one thread (the tuner's figure), which a
-  /// kernel running on several threads can exceed.
+  double kernelSeconds = 0; ///< Of the kernel alone, in its own layout.
+  /// Percent of the FP32 peak of one thread (the tuner's figure) that
+  /// gflops is, which a kernel running on several threads can exceed.
   double percentOfPeak = 0;
+  /// What one run() spends converting the caller's buffers to the kernel's
+  /// layout and back (a Conv2D in NCHW, a depthwise one with a channel
+  /// multiplier), timed on their own once the kernel is measured; 0 when
+  /// the kernel computes on the caller's buffers.
+  double conversionSeconds = 0;
 };
 
 /// A 2D convolution of one shape, with the kernel that computes it.

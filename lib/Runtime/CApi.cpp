@@ -229,7 +229,7 @@ ttile_status tuneHandle(const char *function, Handle *handle, int trials,
 ttile_tune_info toC(const ttile::TuneInfo &info) {
   return {info.tuned ? 1 : 0, info.cacheHit ? 1 : 0, info.seconds,
           info.trials,        info.rejected,         info.gflops,
-          info.kernelSeconds, info.percentOfPeak};
+          info.kernelSeconds, info.percentOfPeak, info.conversionSeconds};
 }
 
 /// `count(handle->op)` of a non-null `handle`, else -1 (the message kept).

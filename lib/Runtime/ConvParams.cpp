@@ -124,7 +124,10 @@ cache::CacheKey ConvProblem::cacheKey() const {
   key.add("op", "conv2d");
   for (const IntegerField &field : kIntegerFields)
     key.add(field.name, params_.*field.member);
-  key.add("layout", layoutName(params_.layout));
+  // The kernel's layout, not the problem's: an NCHW problem runs the NHWC
+  // kernel between conversions (LayoutConversion.h), so both layouts share
+  // one tuning.
+  key.add("layout", layoutName(Layout::NHWC));
   addEpilogueKey(key, spec_.epilogue, params_.residual);
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));

@@ -76,7 +76,8 @@ PeerProblem tunedProblem(std::string name, const Params &params, int trials) {
   problem.contenders.push_back(
       {"ttile", [op](const float *A, const float *B, float *C) {
          op->run(RunArgs{A, B, nullptr, nullptr, C});
-       }});
+       },
+       /*failure=*/{}});
   return problem;
 }
 

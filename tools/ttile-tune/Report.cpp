@@ -164,7 +164,9 @@ nlohmann::json toJson(const std::vector<NetworkReport> &networks,
         entry["gflops"] = layer.info.gflops;
         entry["percentOfPeak"] = layer.percentOfPeak;
         entry["threads"] = layer.threads;
-        entry["secondsPerRun"] = layer.info.kernelSeconds;
+        entry["secondsPerRun"] =
+            layer.info.kernelSeconds + layer.info.conversionSeconds;
+        entry["conversionSecondsPerRun"] = layer.info.conversionSeconds;
         entry["scheme"] = layer.scheme;
         entry["tuningSeconds"] = layer.info.seconds;
         entry["trials"] = layer.info.trials;

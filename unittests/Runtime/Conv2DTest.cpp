@@ -610,6 +610,35 @@ TEST_F(Conv2DTest, SecondTuneIsACacheHit) {
   EXPECT_EQ(third.scheme(), first.scheme());
 }
 
+// Both layouts of a problem run the NHWC kernel, and share its tuning; the
+// NCHW object's tuneInfo() adds its conversions to the kernel's figures.
+TEST_F(Conv2DTest, LayoutsShareTheirTuningAndNchwReportsRunEndToEnd) {
+  Conv2DParams p = smallLayer();
+  Conv2D nhwc(p);
+  nhwc.tune(quickTune());
+  Conv2D::TuneInfo kernel = nhwc.tuneInfo();
+  EXPECT_EQ(kernel.conversionSeconds, 0);
+
+  p.layout = Layout::NCHW;
+  Conv2D nchw(p);
+  EXPECT_TRUE(nchw.isCached(quickTune()));
+  nchw.tune(quickTune());
+  Conv2D::TuneInfo endToEnd = nchw.tuneInfo();
+  EXPECT_TRUE(endToEnd.cacheHit);
+  EXPECT_EQ(records().size(), 1u);
+  EXPECT_EQ(nchw.scheme(), nhwc.scheme());
+  EXPECT_EQ(endToEnd.kernelSeconds, kernel.kernelSeconds);
+  EXPECT_GT(endToEnd.conversionSeconds, 0);
+  double share = kernel.kernelSeconds /
+                 (kernel.kernelSeconds + endToEnd.conversionSeconds);
+  EXPECT_DOUBLE_EQ(endToEnd.gflops, kernel.gflops * share);
+  EXPECT_DOUBLE_EQ(endToEnd.percentOfPeak, kernel.percentOfPeak * share);
+  // Timed once: the figures stay put.
+  EXPECT_EQ(nchw.tuneInfo().conversionSeconds, endToEnd.conversionSeconds);
+  ConvCase reference(p);
+  reference.expectMatches(reference.run(nchw));
+}
+
 // The faults of the cache (damaged, foreign and unusable records, missing,
 // unwritable and full directories) are CacheFaultTest.cpp's.
 

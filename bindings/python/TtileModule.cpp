@@ -84,13 +84,14 @@ ttile::Activation activationNamed(const std::string &name) {
 }
 
 ttile::TuneOptions tuneOptions(int trials, double seconds, uint64_t seed,
-                               bool retune,
+                               bool retune, int patience,
                                std::optional<py::function> progress) {
   ttile::TuneOptions options;
   options.trials = trials;
   options.seconds = seconds;
   options.seed = seed;
   options.retune = retune;
+  options.patience = patience;
   if (progress)
     // Called on the tuning thread, which released the GIL.
     options.progress = [callback = *progress](const ttile::TuneProgress &p) {
@@ -317,13 +318,15 @@ template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
   cls.def(
          "tune",
          [](PyOp &self, int trials, double seconds, uint64_t seed, bool retune,
-            std::optional<py::function> progress) -> PyOp & {
-           self.tune(tuneOptions(trials, seconds, seed, retune, progress));
+            int patience, std::optional<py::function> progress) -> PyOp & {
+           self.tune(
+               tuneOptions(trials, seconds, seed, retune, patience, progress));
            return self;
          },
          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
          py::arg("seed") = 1, py::arg("retune") = false,
-         py::arg("progress") = py::none(), py::return_value_policy::reference)
+         py::arg("patience") = 0, py::arg("progress") = py::none(),
+         py::return_value_policy::reference)
       .def(
           "is_cached",
           [](const PyOp &self, int trials) {

@@ -90,6 +90,11 @@ class Conv2DTest(unittest.TestCase):
         steps = []
         conv.tune(trials=3, seed=5, progress=lambda *step: steps.append(step))
         self.assertEqual([s[0] for s in steps], [1, 2, 3])
+        steps = []
+        conv.tune(trials=50, seed=6, patience=1, retune=True,
+                  progress=lambda *step: steps.append(step))
+        self.assertLess(len(steps), 50)
+        self.assertEqual(conv.tune_info["conversion_seconds"], 0)
         x, w = self.random(1, 8, 8, 8), self.random(3, 3, 8, 16)
         expected = conv.run(x, w)
         results = [None] * 4

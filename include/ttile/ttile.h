@@ -242,6 +242,8 @@ typedef struct ttile_tune_options {
   int32_t retune;         /* nonzero: tune even on a cached winner */
   ttile_progress_callback progress; /* may be null */
   void *progressContext;
+  int32_t patience; /* stop after this many candidates without a 1% gain;
+                       0: measure every trial */
 } ttile_tune_options;
 
 /* The fields of ttile::TuneInfo: how the kernel in use was found. */
@@ -253,7 +255,7 @@ typedef struct ttile_tune_info {
 } ttile_tune_info;
 
 /* Sets the defaults of ttile::TuneOptions (20 trials, no time limit, seed
- * 1, 300 s of lock wait, no retune, no callback). */
+ * 1, 300 s of lock wait, no retune, no callback, no patience). */
 ttile_status ttile_tune_options_init(ttile_tune_options *options);
 
 /* ttile::Conv2D::tune, isCached, tuneInfo, flops and element counts; the
@@ -430,8 +432,14 @@ struct TuneProgress {
 
 struct TuneOptions {
   int trials = 20;    ///< Candidates to measure at most; at least 1.
-  double seconds = 0; ///< Stop early after this long; 0 for no limit.
+  /// Stop early, so that tune() ends after about this long (the first
+  /// working candidate is always measured); 0 for no limit.
+  double seconds = 0;
   uint64_t seed = 1;  ///< Of the random draws of candidates.
+  /// An adaptive budget: stop once this many candidates in a row ran less
+  /// than 1% faster than the best before them; 0 measures every trial.
+  /// Candidates come best-ranked first, so a few usually suffice.
+  int patience = 0;
   /// Called on the tuning thread after each candidate; may be empty.
   std::function<void(const TuneProgress &)> progress;
   /// How long to wait for another process (or object) tuning the same

@@ -169,4 +169,27 @@ measureAlternately(const std::vector<std::function<void()>> &runs,
   return measurements;
 }
 
+double measureAlternatelySeconds(const std::vector<double> &callSeconds,
+                                 const MeasureOptions &options) {
+  checkOptions(options);
+  const double batchTarget = options.minSeconds / options.repetitions;
+  double total = 0;
+  for (double call : callSeconds) {
+    if (!(call > 0)) // Costs nothing, and would never fill a batch.
+      continue;
+    // calibrateCalls() doubles a batch until it lasts batchTarget: batches
+    // of 1, 2, ..., calls, that is 2 * calls - 1 calls in all.
+    int64_t calls = 1;
+    while (!options.coldCache && static_cast<double>(calls) * call < batchTarget)
+      calls *= 2;
+    double calibration = options.coldCache ? 0 : 2.0 * calls - 1;
+    // Each round: a batch, after one untimed call when it holds several.
+    double round = static_cast<double>(calls) +
+                   (!options.coldCache && calls > 1 ? 1 : 0);
+    total += call * (options.warmupRuns + calibration +
+                     options.repetitions * round);
+  }
+  return total;
+}
+
 } // namespace ttile::measure

@@ -87,6 +87,13 @@ std::vector<Measurement>
 measureAlternately(const std::vector<std::function<void()>> &runs,
                    const MeasureOptions &options = {});
 
+/// About how long measureAlternately(runs, options) takes, for runs whose
+/// calls last `callSeconds` each: warm-up, calibration and rounds, as the
+/// protocol above spends them on calls of steady length. For a caller that
+/// must fit the measurement into a time limit (the tuner's seconds).
+double measureAlternatelySeconds(const std::vector<double> &callSeconds,
+                                 const MeasureOptions &options = {});
+
 } // namespace ttile::measure
 
 #endif // TTILE_MEASURE_BENCHMARK_H

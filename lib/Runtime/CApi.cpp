@@ -202,6 +202,7 @@ ttile::TuneOptions toCpp(const ttile_tune_options &options) {
   result.seed = options.seed;
   result.lockWaitSeconds = options.lockWaitSeconds;
   result.retune = options.retune != 0;
+  result.patience = options.patience;
   if (ttile_progress_callback callback = options.progress)
     result.progress = [callback, context = options.progressContext](
                           const ttile::TuneProgress &progress) {
@@ -492,7 +493,8 @@ ttile_status ttile_tune_options_init(ttile_tune_options *options) {
                                   defaults.lockWaitSeconds,
                                   defaults.retune ? 1 : 0,
                                   nullptr,
-                                  nullptr};
+                                  nullptr,
+                                  defaults.patience};
   });
 }
 

@@ -55,6 +55,10 @@ void checkTuneOptions(const TuneOptions &options) {
     throw Error(fmt::format("seconds ({}) must be a finite number of seconds, "
                             "or 0 for no limit",
                             options.seconds));
+  if (options.patience < 0)
+    throw Error(fmt::format("patience ({}) must be at least 0, or 0 to "
+                            "measure every trial",
+                            options.patience));
   if (!(options.lockWaitSeconds >= 0))
     throw Error(fmt::format("lockWaitSeconds ({}) must be a number of seconds "
                             "of at least 0, or infinity",
@@ -65,6 +69,7 @@ search::TuneOptions searchOptions(const TuneOptions &options) {
   search::TuneOptions result;
   result.trials = options.trials;
   result.maxSeconds = options.seconds;
+  result.patience = options.patience;
   result.seed = options.seed;
   if (options.progress)
     result.progress = [progress = options.progress](

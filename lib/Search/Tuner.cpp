@@ -10,6 +10,7 @@
 #include "Search/DataMovementModel.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"
+#include "Search/TuningBudget.h"
 #include "Spec/Check.h"
 #include "Support/Host.h"
 #include "Support/Logging.h"
@@ -120,6 +121,20 @@ void keepFastest(std::vector<Finalist> &finalists, Finalist candidate) {
     finalists.pop_back();
 }
 
+/// What the final rounds of `finalists` and the peak probe cost, with one
+/// finalist more while there is room for one: the next candidate may join.
+double finalRoundsSeconds(const std::vector<Finalist> &finalists,
+                          bool withOneMore, double probeSeconds,
+                          const measure::MeasureOptions &protocol) {
+  std::vector<double> calls;
+  for (const Finalist &finalist : finalists)
+    calls.push_back(finalist.timing.medianSeconds);
+  if (withOneMore && !finalists.empty() && finalists.size() < kFinalists)
+    calls.push_back(finalists.back().timing.medianSeconds);
+  calls.push_back(probeSeconds);
+  return measure::measureAlternatelySeconds(calls, protocol);
+}
+
 /// The peak probe, compiled once per process for the final rounds.
 const measure::PeakKernel &peakKernel() {
   static const measure::PeakKernel kernel;
@@ -170,23 +185,33 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     throw Error("trials must be at least 1, got " +
                 std::to_string(options.trials));
   Clock::time_point start = Clock::now();
+  TuningBudget budget(options.maxSeconds, options.patience, start);
   SearchSpace space = spaceFor(spec);
   CandidateDraws draws(space, options.seed);
   measure::TensorBuffers buffers(spec, options.seed);
   const double peak = measure::measuredPeakFlops();
   const double flops = static_cast<double>(spec.flops());
-  auto timeIsUp = [&] {
-    return options.maxSeconds > 0 && secondsSince(start) > options.maxSeconds;
-  };
+  const measure::PeakKernel &probe = peakKernel();
+  const double probeSeconds = probe.flopsPerCall() / peak;
+  // The final rounds: see below.
+  measure::MeasureOptions finalProtocol = options.measure;
+  finalProtocol.repetitions = kFinalRounds;
+  finalProtocol.warmupRuns = 0;
 
   // The fastest candidates so far, fastest first. The budget is the
-  // smallest of the trials, the seconds (once a candidate has been
-  // measured) and the space: tuning ends at the first one reached.
+  // smallest of the trials, the space, and the seconds and patience
+  // (TuningBudget.h): tuning ends at the first one reached.
   std::vector<Finalist> finalists;
+  bool budgetSpent = false;
+  auto budgetAllowsCandidate = [&] {
+    budgetSpent = !budget.allowsCandidate(finalRoundsSeconds(
+        finalists, /*withOneMore=*/true, probeSeconds, finalProtocol));
+    return !budgetSpent;
+  };
   int measured = 0, rejected = 0;
   for (int batchTrials = kFirstBatchTrials;
        draws.returned() < options.trials && !draws.exhausted() &&
-       !(timeIsUp() && !finalists.empty());
+       budgetAllowsCandidate();
        batchTrials = std::min(2 * batchTrials, kMaxBatchTrials)) {
     int count = static_cast<int>(
         std::min<int64_t>(batchTrials, options.trials - draws.returned()));
@@ -199,8 +224,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     int total =
         draws.exhausted() ? static_cast<int>(draws.returned()) : options.trials;
     for (const scheme::Scheme &candidate : batch) {
-      if (!finalists.empty() && timeIsUp())
+      if (!budgetAllowsCandidate())
         break;
+      Clock::time_point candidateStart = Clock::now();
       std::optional<CheckedKernel> checked =
           compileAndCheck(spec, candidate, buffers);
       if (!checked) {
@@ -213,6 +239,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       double hopeless =
           finalist.longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
       double firstRunSeconds = finalist.checked.firstRunSeconds;
+      bool gained = false;
       if (!finalists.empty() &&
           firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
         log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
@@ -223,8 +250,12 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
         log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
                     flops / finalist.timing.medianSeconds * 1e-9,
                     scheme::printScheme(finalist.checked.kernel.scheme()));
+        gained = finalists.empty() ||
+                 finalist.timing.medianSeconds * (1 + kPatienceGain) <=
+                     finalists.front().timing.medianSeconds;
         keepFastest(finalists, std::move(finalist));
       }
+      budget.candidateDone(secondsSince(candidateStart), gained);
       if (options.progress && !finalists.empty()) {
         double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
         options.progress(
@@ -239,6 +270,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                     " compiled and computed the right result (" +
                     std::to_string(rejected) + " rejected)",
                 ErrorCode::Internal);
+  if (budgetSpent)
+    log().info("tuning {}: stopped after {} trials: {}", spec.str(), measured,
+               budget.whyStopped());
 
   // The finalists are timed again, against each other (measureAlternately
   // in Benchmark.h): their first figures were taken one after the other,
@@ -246,11 +280,13 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // kernel's right after the checked run had left its data in cache. The
   // calibration warms them up. The peak probe runs in the same rounds: a
   // register-only loop slows down only when other work takes the core,
-  // so it tells a busy machine from a slow kernel.
-  measure::MeasureOptions finalProtocol = options.measure;
-  finalProtocol.repetitions = kFinalRounds;
-  finalProtocol.warmupRuns = 0;
-  const measure::PeakKernel &probe = peakKernel();
+  // so it tells a busy machine from a slow kernel. Under a time limit,
+  // the slowest finalists give way until the rounds fit, down to the
+  // fastest alone.
+  while (finalists.size() > 1 &&
+         !budget.allowsFinalRounds(finalRoundsSeconds(
+             finalists, /*withOneMore=*/false, probeSeconds, finalProtocol)))
+    finalists.pop_back();
   std::vector<std::function<void()>> finalRuns;
   for (const Finalist &finalist : finalists)
     finalRuns.push_back([&finalist] {
@@ -275,7 +311,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     }
     verdict = judgeFinalRounds(finalTimings, trialSeconds,
                                probe.flopsPerCall(), peak);
-    if (verdict.settled())
+    if (verdict.settled() ||
+        !budget.allowsFinalRounds(finalRoundsSeconds(
+            finalists, /*withOneMore=*/false, probeSeconds, finalProtocol)))
       break;
     log().info("final rounds of {}, attempt {}: {}; measuring again",
                spec.str(), attempt, verdict.str());
@@ -287,9 +325,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     // an engine tuning on a loaded machine would otherwise print this for
     // every layer (CI's 2 cores under ctest -j2 did, and a test that
     // expects a silent log failed).
-    log().info("tuning {}: {} in {} attempts; the winner's figures are "
-               "those of its trial",
-               spec.str(), verdict.str(), kFinalAttempts);
+    log().info("tuning {}: {}; the winner's figures are those of its trial",
+               spec.str(), verdict.str());
     for (size_t i = 0; i < finalists.size(); ++i)
       finalists[i].timing.medianSeconds = trialSeconds[i];
   } else if (!verdict.quiet())

@@ -51,7 +51,12 @@ struct TuneProgress {
 
 struct TuneOptions {
   int trials = 20;
-  double maxSeconds = 0; ///< Stop early after this long; 0 for no limit.
+  /// The seconds and the patience of TuningBudget.h: stop, final rounds
+  /// included, after about maxSeconds; stop once `patience` candidates in a
+  /// row were not kPatienceGain faster than the best before them. 0 for no
+  /// limit.
+  double maxSeconds = 0;
+  int patience = 0;
   uint64_t seed = 1;
   /// Model-ranked by default: in the convergence study of 200 candidates
   /// per paper layer (docs/benchmarks/oneDNN.md, 0.4.0) its 20

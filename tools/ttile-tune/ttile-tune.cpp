@@ -59,6 +59,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -107,6 +108,7 @@ struct Options {
   std::vector<std::string> networks, layers;
   int trials = 20;
   double seconds = 0;
+  int patience = 0;
   uint64_t seed = 1;
   std::string json;
   bool list = false;
@@ -282,6 +284,7 @@ void tuneLayer(LayerReport &report, const Options &options,
     tuneOptions.seconds = options.seconds;
     tuneOptions.seed = options.seed;
     tuneOptions.retune = options.retune;
+    tuneOptions.patience = options.patience;
     tuneOptions.progress = [&](const TuneProgress &progress) {
       progressBar.show(report.layer.name, progress);
     };
@@ -343,6 +346,12 @@ int main(int argc, char **argv) {
   app.add_option("--seconds", options.seconds,
                  "stop tuning a layer after this long; 0 for no limit")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--patience", options.patience,
+                 "stop tuning a layer once this many candidates in a row "
+                 "ran less than 1% faster than the best before them; 0 "
+                 "measures every trial")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   app.add_option("--seed", options.seed, "seed of the random draws")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -182,6 +183,49 @@ TEST(Benchmark, AlternateColdCacheTimesSingleCalls) {
   ASSERT_EQ(measurements.size(), 2u);
   for (const Measurement &measurement : measurements)
     EXPECT_EQ(measurement.callsPerRepetition, 1);
+}
+
+/// Spins for `seconds`: a call of steady length, without sleeping (a sleep
+/// may last much longer than asked).
+void spinFor(double seconds) {
+  auto end = std::chrono::steady_clock::now() +
+             std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+// The estimate counts the calls the protocol makes: a short call fills its
+// batches by doubling, a call longer than a batch is a batch alone.
+TEST(Benchmark, EstimatesTheCostOfMeasuringAlternately) {
+  MeasureOptions options = quick(); // Batches of 5 ms / 7.
+  const std::vector<double> callSeconds = {100e-6, 2e-3};
+  std::vector<int64_t> calls(callSeconds.size(), 0);
+  std::vector<std::function<void()>> runs;
+  for (size_t i = 0; i < callSeconds.size(); ++i)
+    runs.push_back([&, i] {
+      ++calls[i];
+      spinFor(callSeconds[i]);
+    });
+  measureAlternately(runs, options);
+  for (size_t i = 0; i < callSeconds.size(); ++i) {
+    double estimatedCalls =
+        measureAlternatelySeconds({callSeconds[i]}, options) / callSeconds[i];
+    // A call the machine slowed down ends calibration early: fewer calls,
+    // never more.
+    EXPECT_LE(calls[i], std::llround(estimatedCalls)) << callSeconds[i];
+    EXPECT_GE(calls[i], estimatedCalls / 2) << callSeconds[i];
+  }
+  // 100 us: calibration 1+2+4+8, then 7 rounds of 8 calls and one untimed.
+  EXPECT_DOUBLE_EQ(measureAlternatelySeconds({100e-6}, options) / 100e-6,
+                   options.warmupRuns + 15 + 7 * 9);
+  // 2 ms: one call a batch, one calibration call.
+  EXPECT_DOUBLE_EQ(measureAlternatelySeconds({2e-3}, options) / 2e-3,
+                   options.warmupRuns + 1 + 7);
+  EXPECT_DOUBLE_EQ(measureAlternatelySeconds({100e-6, 2e-3}, options),
+                   measureAlternatelySeconds({100e-6}, options) +
+                       measureAlternatelySeconds({2e-3}, options));
+  EXPECT_EQ(measureAlternatelySeconds({0.0}, options), 0);
+  EXPECT_EQ(measureAlternatelySeconds({}, options), 0);
 }
 
 TEST(Benchmark, AlternatelyChecksOptionsAndPropagatesExceptions) {

@@ -479,6 +479,16 @@ TEST(BadInputTest, TuneOptionsAreNamedThroughTheCApi) {
               std::string::npos)
         << ttile_last_error();
   }
+  ttile_tune_options options;
+  ASSERT_EQ(ttile_tune_options_init(&options), TTILE_OK);
+  EXPECT_EQ(options.patience, 0);
+  options.patience = -2;
+  EXPECT_EQ(ttile_conv2d_tune_with(conv, &options), TTILE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ttile_last_error())
+                .find("ttile_conv2d_tune_with: patience (-2) must be at "
+                      "least 0"),
+            std::string::npos)
+      << ttile_last_error();
   ttile_conv2d_destroy(conv);
 }
 

@@ -2,36 +2,11 @@
 
 #include "ConvOp.h"
 
-#include <exception>
-#include <functional>
-#include <optional>
+#include <array>
 #include <string>
-#include <utility>
 
 namespace ttile::onnxruntime {
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-/// The attribute `name`, or nothing when the node does not have it (the
-/// C++ API throws for a missing attribute).
-template <class T>
-std::optional<T> optionalAttribute(const Ort::ConstKernelInfo &info,
-                                   const char *name) {
-  try {
-    if constexpr (std::is_same_v<T, std::vector<int64_t>>)
-      return info.GetAttributes<int64_t>(name);
-    else
-      return info.GetAttribute<T>(name);
-  } catch (const Ort::Exception &) {
-    return std::nullopt;
-  }
-}
 
 /// A pair of an ints attribute (strides, dilations): [H, W], 1 when absent.
 std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
@@ -43,24 +18,6 @@ std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
     throw Error(std::string(name) + " has " + std::to_string(values->size()) +
                 " values; ttile.Conv is 2D and needs 2");
   return {(*values)[0], (*values)[1]};
-}
-
-Activation activationNamed(const std::string &name) {
-  static const std::pair<const char *, Activation> kNames[] = {
-      {"", Activation::None},
-      {"Relu", Activation::ReLU},
-      {"Clip", Activation::Clamp},
-      {"LeakyRelu", Activation::LeakyReLU},
-      {"Sigmoid", Activation::Sigmoid},
-      {"Tanh", Activation::Tanh},
-      {"HardSwish", Activation::HardSwish},
-      {"SiLU", Activation::SiLU}};
-  for (const auto &[known, activation] : kNames)
-    if (name == known)
-      return activation;
-  throw Error("unknown activation '" + name +
-              "' (known: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, "
-              "SiLU)");
 }
 
 AutoPad autoPadNamed(const std::string &name) {
@@ -75,19 +32,13 @@ AutoPad autoPadNamed(const std::string &name) {
   throw Error("unknown auto_pad '" + name + "'");
 }
 
-std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info, size_t input,
-                                 const char *role) {
-  std::vector<int64_t> shape =
-      info.GetInputTypeInfo(input).GetTensorTypeAndShapeInfo().GetShape();
+/// The shape of input `index`, which must be 4D.
+std::vector<int64_t> shape4D(const Ort::ConstKernelInfo &info, size_t index,
+                             const char *role) {
+  std::vector<int64_t> shape = staticShape(info, index, role, "Conv");
   if (shape.size() != 4)
     throw Error(std::string(role) + " has rank " +
                 std::to_string(shape.size()) + "; ttile.Conv needs 4");
-  for (int64_t extent : shape)
-    if (extent <= 0)
-      throw Error(std::string(role) + " has the shape " + shapeText(shape) +
-                  " when the session is created; ttile.Conv tunes then and "
-                  "needs every size (fix the model's input sizes, as "
-                  "ttile-onnx rewrite --input-shape does)");
   return shape;
 }
 
@@ -99,8 +50,8 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
   if (layout != "NCHW" && layout != "NHWC")
     throw Error("unknown layout '" + layout + "' (NCHW or NHWC)");
   bool nhwc = layout == "NHWC";
-  std::vector<int64_t> x = staticShape(info, 0, "X");
-  std::vector<int64_t> w = staticShape(info, 1, "W");
+  std::vector<int64_t> x = shape4D(info, 0, "X");
+  std::vector<int64_t> w = shape4D(info, 1, "W");
 
   Conv2DParams p;
   p.layout = nhwc ? Layout::NHWC : Layout::NCHW;
@@ -142,30 +93,22 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
       p,
       autoPadNamed(
           optionalAttribute<std::string>(info, "auto_pad").value_or("NOTSET")));
-  p.activation = activationNamed(
-      optionalAttribute<std::string>(info, "activation").value_or(""));
-  p.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
-  p.beta = optionalAttribute<float>(info, "activation_beta").value_or(0);
+  FusedActivation fused = fusedActivationOf(info);
+  p.activation = fused.activation;
+  p.alpha = fused.alpha;
+  p.beta = fused.beta;
   p.residual = info.GetInputCount() > 3;
   // Initializers are visible now: lay them out once, for every run.
-  int isConstant = 0;
-  info.GetTensorConstantInput(1, &isConstant);
-  p.constantWeights = isConstant != 0;
+  p.constantWeights = constantInput(info, 1) != nullptr;
   return p;
-}
-
-/// Runs a run's parallel tasks on the session's intra-op threads.
-void runTask(void *task, size_t index) {
-  (*static_cast<const std::function<void(int64_t)> *>(task))(
-      static_cast<int64_t>(index));
 }
 
 } // namespace
 
 ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
                        const SessionSettings &settings)
-    : api_(api), conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))),
-      sessionThreads_(settings.sessionThreads) {
+    : api_(api), settings_(settings),
+      conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))) {
   Ort::ConstKernelInfo info(rawInfo);
   const Conv2DParams &p = conv_.params();
   inputShape_ = p.layout == Layout::NHWC
@@ -177,11 +120,8 @@ ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
           : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
   hasBias_ = info.GetInputCount() > 2;
   conv_.tune(settings.tuning);
-  if (p.constantWeights) {
-    int isConstant = 0;
-    conv_.setWeights(
-        info.GetTensorConstantInput(1, &isConstant).GetTensorData<float>());
-  }
+  if (p.constantWeights)
+    conv_.setWeights(constantInput(info, 1));
 }
 
 void ConvKernel::compute(OrtKernelContext *rawContext) {
@@ -203,49 +143,12 @@ void ConvKernel::compute(OrtKernelContext *rawContext) {
     args.residual = context.GetInput(3).GetTensorData<float>();
   args.output =
       context.GetOutput(0, outputShape_).GetTensorMutableData<float>();
-  if (sessionThreads_)
-    args.parallelFor = [&](int64_t tasks,
-                           const std::function<void(int64_t)> &task) {
-      OrtStatusPtr status = api_.KernelContext_ParallelFor(
-          rawContext, runTask, static_cast<size_t>(tasks),
-          static_cast<size_t>(tasks),
-          const_cast<void *>(static_cast<const void *>(&task)));
-      if (status) { // No pool to lend: run the tasks here, in turn.
-        api_.ReleaseStatus(status);
-        for (int64_t i = 0; i < tasks; ++i)
-          task(i);
-      }
-    };
+  args.parallelFor = sessionParallelFor(api_, rawContext, settings_);
   conv_.run(args);
 }
 
 OrtStatusPtr ConvKernel::ComputeV2(OrtKernelContext *context) {
-  try {
-    compute(context);
-    return nullptr;
-  } catch (const std::exception &error) {
-    return api_.CreateStatus(
-        ORT_FAIL, (std::string("ttile.Conv: ") + error.what()).c_str());
-  }
-}
-
-OrtStatusPtr ConvOp::CreateKernelV2(const OrtApi &api,
-                                    const OrtKernelInfo *info,
-                                    void **kernel) const {
-  *kernel = nullptr;
-  try {
-    *kernel = new ConvKernel(api, info, settings);
-    return nullptr;
-  } catch (const std::exception &error) {
-    std::string node;
-    try {
-      node = " (node " + Ort::ConstKernelInfo(info).GetNodeName() + ")";
-    } catch (const std::exception &) {
-    }
-    return api.CreateStatus(
-        ORT_INVALID_ARGUMENT,
-        ("ttile.Conv" + node + ": " + error.what()).c_str());
-  }
+  return computeWithStatus(api_, ConvOp::kName, [&] { compute(context); });
 }
 
 } // namespace ttile::onnxruntime

@@ -23,27 +23,12 @@
 #ifndef TTILE_ONNXRUNTIME_CONVOP_H
 #define TTILE_ONNXRUNTIME_CONVOP_H
 
-#define ORT_API_MANUAL_INIT
-#include <onnxruntime_cxx_api.h>
-#undef ORT_API_MANUAL_INIT
+#include "OpSupport.h"
 
-#include "ttile/ttile.h"
-
-#include <array>
 #include <cstdint>
 #include <vector>
 
 namespace ttile::onnxruntime {
-
-/// What the session's options say of ttile (RegisterCustomOps.cpp).
-struct SessionSettings {
-  /// "ttile.trials": the candidates each convolution's tuning measures.
-  TuneOptions tuning;
-  /// "ttile.threads": "session" (the default) runs the parallel loops on
-  /// the session's intra-op threads, "ttile" on ttile's own pool of
-  /// TTILE_NUM_THREADS workers.
-  bool sessionThreads = true;
-};
 
 /// One ttile.Conv node of a session: its tuned convolution.
 class ConvKernel {
@@ -56,30 +41,16 @@ private:
   void compute(OrtKernelContext *context);
 
   const OrtApi &api_;
+  const SessionSettings settings_;
   Conv2D conv_;
   std::vector<int64_t> inputShape_, outputShape_;
   bool hasBias_ = false;
-  bool sessionThreads_ = true;
 };
 
-struct ConvOp : Ort::CustomOpBase<ConvOp, ConvKernel, /*WithStatus=*/true> {
-  explicit ConvOp(const SessionSettings &settings) : settings(settings) {}
-  SessionSettings settings;
-
-  OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
-                              void **kernel) const;
-  const char *GetName() const { return "Conv"; }
-  size_t GetInputTypeCount() const { return 4; }
-  ONNXTensorElementDataType GetInputType(size_t) const {
-    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-  }
-  OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
-    return i < 2 ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
-  }
-  size_t GetOutputTypeCount() const { return 1; }
-  ONNXTensorElementDataType GetOutputType(size_t) const {
-    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-  }
+/// Inputs X, W, B, Residual: the first two required.
+struct ConvOp : TtileOp<ConvOp, ConvKernel, 4, 2> {
+  static constexpr const char *kName = "Conv";
+  using TtileOp::TtileOp;
 };
 
 } // namespace ttile::onnxruntime

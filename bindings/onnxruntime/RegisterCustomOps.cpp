@@ -5,11 +5,13 @@
 // (SessionOptions.register_custom_ops_library in Python,
 // Ort::SessionOptions::RegisterCustomOpsLibrary in C++). It adds the
 // domain "ttile" with its operators to those options, whose config entries
-// "ttile.trials" and "ttile.threads" set how its kernels tune and run.
+// "ttile.trials", "ttile.patience" and "ttile.threads" set how its kernels
+// tune and run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConvOp.h"
+#include "MatMulOp.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +25,14 @@
 namespace {
 
 using ttile::onnxruntime::ConvOp;
+using ttile::onnxruntime::MatMulOp;
 
 /// The domains, and their ops, must outlive every session that uses them:
 /// those of the process, one per registration, live until it exits.
 struct Registration {
   Ort::CustomOpDomain domain;
   std::unique_ptr<ConvOp> conv;
+  std::unique_ptr<MatMulOp> matmul;
 };
 
 std::vector<Registration> &registrations() {
@@ -61,20 +65,34 @@ std::optional<std::string> configEntry(const OrtApi &api,
   return value;
 }
 
+/// The config entry `key` as a count of candidates from `least` to
+/// 100,000, if the options have it.
+std::optional<int> countEntry(const OrtApi &api,
+                              const OrtSessionOptions *options,
+                              const char *key, long least) {
+  std::optional<std::string> text = configEntry(api, options, key);
+  if (!text)
+    return std::nullopt;
+  char *end = nullptr;
+  long count = std::strtol(text->c_str(), &end, 10);
+  if (text->empty() || *end || count < least || count > 100000)
+    throw ttile::Error(std::string(key) + " is '" + *text +
+                       "'; it must be a count of candidates, at least " +
+                       std::to_string(least));
+  return static_cast<int>(count);
+}
+
 /// The settings of a session's kernels, from its config entries
 /// (SessionOptions.add_session_config_entry, before the library is
-/// registered): "ttile.trials" and "ttile.threads" (ConvOp.h).
+/// registered): "ttile.trials", "ttile.patience" and "ttile.threads"
+/// (OpSupport.h).
 ttile::onnxruntime::SessionSettings
 settingsOf(const OrtApi &api, const OrtSessionOptions *options) {
   ttile::onnxruntime::SessionSettings settings;
-  if (auto trials = configEntry(api, options, "ttile.trials")) {
-    char *end = nullptr;
-    long count = std::strtol(trials->c_str(), &end, 10);
-    if (trials->empty() || *end || count < 1 || count > 100000)
-      throw ttile::Error("ttile.trials is '" + *trials +
-                         "'; it must be a count of candidates, at least 1");
-    settings.tuning.trials = static_cast<int>(count);
-  }
+  if (auto trials = countEntry(api, options, "ttile.trials", 1))
+    settings.tuning.trials = *trials;
+  if (auto patience = countEntry(api, options, "ttile.patience", 0))
+    settings.tuning.patience = *patience;
   if (auto threads = configEntry(api, options, "ttile.threads")) {
     if (*threads != "session" && *threads != "ttile")
       throw ttile::Error("ttile.threads is '" + *threads +
@@ -100,10 +118,12 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
   Ort::InitApi(api);
   static std::mutex mutex;
   try {
-    Registration registration{
-        Ort::CustomOpDomain("ttile"),
-        std::make_unique<ConvOp>(settingsOf(*api, options))};
+    ttile::onnxruntime::SessionSettings settings = settingsOf(*api, options);
+    Registration registration{Ort::CustomOpDomain("ttile"),
+                              std::make_unique<ConvOp>(settings),
+                              std::make_unique<MatMulOp>(settings)};
     registration.domain.Add(registration.conv.get());
+    registration.domain.Add(registration.matmul.get());
     Ort::UnownedSessionOptions(options).Add(registration.domain);
     std::lock_guard<std::mutex> lock(mutex);
     registrations().push_back(std::move(registration));

@@ -165,6 +165,29 @@ class RewriteTest(unittest.TestCase):
                               if n.op_type == "Conv" and not n.domain]), 1)
         self.check_agrees(model, rewritten)
 
+    def test_gemm_and_matmul_become_ttile_matmul(self):
+        expected = {  # each ttile.MatMul: its activation and input count
+            "gemm_fc": [(b"Relu", 3)],
+            "matmul_linear": [(b"Tanh", 3), (None, 4)],  # bias; residual
+            "matmul_batched": [(b"Sigmoid", 2)],
+            "gemm_transposed": [(None, 4)],  # C as the residual
+            "unsupported_gemm": [(None, 2)]}
+        for name in models.PRODUCT_PATTERNS:
+            model = models.pattern(name)
+            for layout in ("nhwc", "nchw"):
+                with self.subTest(pattern=name, layout=layout):
+                    rewritten, text = self.rewritten(model, layout)
+                    products = [n for n in rewritten.graph.node
+                                if n.domain == "ttile"
+                                and n.op_type == "MatMul"]
+                    self.assertEqual(
+                        [(self.attributes(n).get("activation"), len(n.input))
+                         for n in products], expected[name], text)
+                    self.check_agrees(model, rewritten)
+        _, text = self.rewritten(models.pattern("unsupported_gemm"), "nchw")
+        self.assertIn("1 of 2 Gemm and MatMul nodes to ttile.MatMul", text)
+        self.assertIn("alpha or beta is not 1", text)
+
     def test_whole_network_keeps_nhwc_between_convolutions(self):
         model = models.darknet19(size=64)
         rewritten, text = self.rewritten(model, "nhwc")
@@ -277,7 +300,7 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("unknown activation 'Bogus'", message)
 
         for key, value in (("ttile.trials", "0"), ("ttile.trials", "many"),
-                           ("ttile.threads", "all")):
+                           ("ttile.patience", "-1"), ("ttile.threads", "all")):
             with self.assertRaises(Exception) as raised:
                 import onnxruntime as ort
                 options = ort.SessionOptions()

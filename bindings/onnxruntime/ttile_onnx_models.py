@@ -10,7 +10,7 @@ framework; ttile-onnx rewrite folds them first, as ONNX Runtime does.
 The weights are He-scaled and the BatchNorm statistics mild, so that
 activations neither vanish nor explode over 50 layers, and relative errors
 mean something. `pattern(name)` builds the small one-pattern models of the
-tests (Conv+Relu, Conv+Add+Relu, ...).
+tests (Conv+Relu, Conv+Add+Relu, ..., and the Gemm and MatMul ones).
 """
 
 import numpy as np
@@ -260,6 +260,36 @@ def pattern(name):
         y = g.node("Reshape", [y, g.constant_int64([1, 8, 144])])
         w = g.rng.normal(0, 0.3, (4, 8, 3))
         y = g.node("Conv", [y, g.constant(w)], pads=[1, 1])
+    elif name == "gemm_fc":
+        # A classifier's head, its ReLU fused.
+        y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])
+        y = g.node("Relu", [g.fc(y, 16, 10)])
+    elif name == "matmul_linear":
+        # Two linear layers over 96 tokens of 12 features: the leading axes
+        # flattened, the bias Add, the activation and the residual fused.
+        tokens = g.node("Reshape", [x, g.constant_int64([1, 96, 12])])
+        y = g.node("MatMul", [tokens, g.constant(g.rng.normal(0, 0.3,
+                                                              (12, 20)))])
+        y = g.node("Tanh", [g.node("Add", [
+            y, g.constant(g.rng.normal(0, 0.1, 20), "b")])])
+        y = g.node("MatMul", [y, g.constant(g.rng.normal(0, 0.3, (20, 12)))])
+        y = g.node("Add", [y, tokens])
+    elif name == "matmul_batched":
+        # Products of computed operands, one per batch item (attention's).
+        heads = g.node("Reshape", [x, g.constant_int64([8, 12, 12])])
+        y = g.node("Sigmoid", [g.node("MatMul", [heads, heads])])
+    elif name == "gemm_transposed":
+        # transA, and a C of the result's shape: a residual.
+        a = g.node("Reshape", [x, g.constant_int64([144, 8])])
+        y = g.node("Gemm", [a, g.constant(g.rng.normal(0, 0.1, (144, 6))),
+                            g.constant(g.rng.normal(0, 1, (8, 6)), "c")],
+                   transA=1)
+    elif name == "unsupported_gemm":
+        # A scaled Gemm, left to ONNX Runtime beside one it takes.
+        a = g.node("Reshape", [x, g.constant_int64([8, 144])])
+        y = g.node("Gemm", [a, g.constant(g.rng.normal(0, 0.1, (144, 6)))])
+        y = g.node("Gemm", [y, g.constant(g.rng.normal(0, 0.3, (6, 4)))],
+                   alpha=0.5)
     else:
         raise KeyError(name)
     return g.model(shape, y, name)
@@ -267,3 +297,6 @@ def pattern(name):
 PATTERNS = ["conv_relu", "conv_add_relu", "conv_clip", "conv_leaky_relu",
             "conv_silu", "depthwise", "dilation", "groups", "auto_pad",
             "batchnorm_chain", "unsupported_conv"]
+# Gemm and MatMul nodes, to ttile.MatMul.
+PRODUCT_PATTERNS = ["gemm_fc", "matmul_linear", "matmul_batched",
+                    "gemm_transposed", "unsupported_gemm"]

@@ -1,0 +1,114 @@
+//===- onnxruntime/MatMulOp.cpp - ttile.MatMul for ONNX Runtime -----------===//
+
+#include "MatMulOp.h"
+
+#include <string>
+
+namespace ttile::onnxruntime {
+namespace {
+
+int64_t product(std::vector<int64_t>::const_iterator begin,
+                std::vector<int64_t>::const_iterator end) {
+  int64_t result = 1;
+  for (auto it = begin; it != end; ++it)
+    result *= *it;
+  return result;
+}
+
+bool flag(const Ort::ConstKernelInfo &info, const char *name) {
+  int64_t value = optionalAttribute<int64_t>(info, name).value_or(0);
+  if (value != 0 && value != 1)
+    throw Error(std::string(name) + " is " + std::to_string(value) +
+                "; it must be 0 or 1");
+  return value == 1;
+}
+
+/// The product's parameters from the node's shapes and attributes (the
+/// header says which shapes), and Y's shape.
+MatMulParams paramsOf(const Ort::ConstKernelInfo &info,
+                      const std::vector<int64_t> &a,
+                      std::vector<int64_t> &y) {
+  std::vector<int64_t> b = staticShape(info, 1, "B", MatMulOp::kName);
+  MatMulParams p;
+  p.transA = flag(info, "trans_a");
+  p.transB = flag(info, "trans_b");
+  if (a.size() < 2 || b.size() < 2)
+    throw Error("A " + shapeText(a) + " and B " + shapeText(b) +
+                " must be matrices or batches of them");
+  if (b.size() > 2 &&
+      (a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())))
+    throw Error("A " + shapeText(a) + " and B " + shapeText(b) +
+                " must have the same batch axes (ttile.MatMul does not "
+                "broadcast them)");
+  if (p.transA && a.size() != 2)
+    throw Error("a transposed A must be 2D; A is " + shapeText(a));
+  const int64_t aRows = a[a.size() - 2], aColumns = a.back();
+  p.M = p.transA ? aColumns : aRows;
+  p.K = p.transA ? aRows : aColumns;
+  const int64_t bRows = b[b.size() - 2], bColumns = b.back();
+  p.N = p.transB ? bRows : bColumns;
+  if ((p.transB ? bColumns : bRows) != p.K)
+    throw Error("A " + shapeText(a) + " and B " + shapeText(b) +
+                " do not agree on K" +
+                (p.transA || p.transB ? " (with trans_a, trans_b)" : ""));
+  if (b.size() == 2)
+    p.M *= product(a.begin(), a.end() - 2); // Leading axes as rows.
+  else
+    p.batch = product(a.begin(), a.end() - 2);
+  y.assign(a.begin(), a.end() - 2);
+  y.push_back(p.transA ? aColumns : aRows);
+  y.push_back(p.N);
+
+  FusedActivation fused = fusedActivationOf(info);
+  p.activation = fused.activation;
+  p.alpha = fused.alpha;
+  p.beta = fused.beta;
+  p.residual = info.GetInputCount() > 3;
+  p.constantB = constantInput(info, 1) != nullptr;
+  return p;
+}
+
+} // namespace
+
+MatMulKernel::MatMulKernel(const OrtApi &api, const OrtKernelInfo *info,
+                           const SessionSettings &settings)
+    : MatMulKernel(api, Ort::ConstKernelInfo(info), settings) {}
+
+MatMulKernel::MatMulKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
+                           const SessionSettings &settings)
+    : api_(api), settings_(settings),
+      aShape_(staticShape(info, 0, "A", MatMulOp::kName)),
+      matmul_(paramsOf(info, aShape_, yShape_)),
+      hasBias_(info.GetInputCount() > 2) {
+  matmul_.tune(settings.tuning);
+  if (matmul_.params().constantB)
+    matmul_.setWeights(constantInput(info, 1));
+}
+
+void MatMulKernel::compute(OrtKernelContext *rawContext) {
+  Ort::KernelContext context(rawContext);
+  Ort::ConstValue a = context.GetInput(0);
+  std::vector<int64_t> shape = a.GetTensorTypeAndShapeInfo().GetShape();
+  if (shape != aShape_)
+    throw Error("A has the shape " + shapeText(shape) +
+                ", but this ttile.MatMul was created and tuned for " +
+                shapeText(aShape_));
+  RunArgs args;
+  args.input = a.GetTensorData<float>();
+  if (!matmul_.params().constantB)
+    args.weights = context.GetInput(1).GetTensorData<float>();
+  if (hasBias_)
+    if (Ort::ConstValue bias = context.GetInput(2))
+      args.bias = bias.GetTensorData<float>();
+  if (matmul_.params().residual)
+    args.residual = context.GetInput(3).GetTensorData<float>();
+  args.output = context.GetOutput(0, yShape_).GetTensorMutableData<float>();
+  args.parallelFor = sessionParallelFor(api_, rawContext, settings_);
+  matmul_.run(args);
+}
+
+OrtStatusPtr MatMulKernel::ComputeV2(OrtKernelContext *context) {
+  return computeWithStatus(api_, MatMulOp::kName, [&] { compute(context); });
+}
+
+} // namespace ttile::onnxruntime

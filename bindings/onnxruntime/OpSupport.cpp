@@ -1,0 +1,91 @@
+//===- onnxruntime/OpSupport.cpp - What every ttile op shares -------------===//
+
+#include "OpSupport.h"
+
+#include <utility>
+
+namespace ttile::onnxruntime {
+namespace {
+
+Activation activationNamed(const std::string &name) {
+  static const std::pair<const char *, Activation> kNames[] = {
+      {"", Activation::None},
+      {"Relu", Activation::ReLU},
+      {"Clip", Activation::Clamp},
+      {"LeakyRelu", Activation::LeakyReLU},
+      {"Sigmoid", Activation::Sigmoid},
+      {"Tanh", Activation::Tanh},
+      {"HardSwish", Activation::HardSwish},
+      {"SiLU", Activation::SiLU}};
+  for (const auto &[known, activation] : kNames)
+    if (name == known)
+      return activation;
+  throw Error("unknown activation '" + name +
+              "' (known: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, "
+              "SiLU)");
+}
+
+/// Runs one of a run's parallel tasks on a session's intra-op thread.
+void runTask(void *task, size_t index) {
+  (*static_cast<const std::function<void(int64_t)> *>(task))(
+      static_cast<int64_t>(index));
+}
+
+} // namespace
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+FusedActivation fusedActivationOf(const Ort::ConstKernelInfo &info) {
+  FusedActivation fused;
+  fused.activation = activationNamed(
+      optionalAttribute<std::string>(info, "activation").value_or(""));
+  fused.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
+  fused.beta = optionalAttribute<float>(info, "activation_beta").value_or(0);
+  return fused;
+}
+
+std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,
+                                 size_t index, const char *role,
+                                 const char *opName) {
+  std::vector<int64_t> shape =
+      info.GetInputTypeInfo(index).GetTensorTypeAndShapeInfo().GetShape();
+  for (int64_t extent : shape)
+    if (extent <= 0)
+      throw Error(std::string(role) + " has the shape " + shapeText(shape) +
+                  " when the session is created; ttile." + opName +
+                  " tunes then and needs every size (fix the model's input "
+                  "sizes, as ttile-onnx rewrite --input-shape does)");
+  return shape;
+}
+
+const float *constantInput(const Ort::ConstKernelInfo &info, size_t index) {
+  int isConstant = 0;
+  Ort::ConstValue value = info.GetTensorConstantInput(index, &isConstant);
+  return isConstant ? value.GetTensorData<float>() : nullptr;
+}
+
+std::function<void(int64_t, const std::function<void(int64_t)> &)>
+sessionParallelFor(const OrtApi &api, OrtKernelContext *context,
+                   const SessionSettings &settings) {
+  if (!settings.sessionThreads)
+    return {};
+  return [&api, context](int64_t tasks,
+                         const std::function<void(int64_t)> &task) {
+    OrtStatusPtr status = api.KernelContext_ParallelFor(
+        context, runTask, static_cast<size_t>(tasks),
+        static_cast<size_t>(tasks),
+        const_cast<void *>(static_cast<const void *>(&task)));
+    if (status) { // No pool to lend: run the tasks here, in turn.
+      api.ReleaseStatus(status);
+      for (int64_t i = 0; i < tasks; ++i)
+        task(i);
+    }
+  };
+}
+
+} // namespace ttile::onnxruntime

@@ -1,0 +1,143 @@
+//===- onnxruntime/OpSupport.h - What every ttile op shares -----*- C++ -*-===//
+//
+// The operators of the domain "ttile" (ConvOp.h, MatMulOp.h) are thin
+// adapters from ONNX Runtime's custom-op API to a ttile operator. What they
+// share lives here: the session's settings, reading attributes, the fused
+// activation, lending the session's threads to a run, and turning errors
+// into ONNX Runtime statuses that name the op and the node.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_ONNXRUNTIME_OPSUPPORT_H
+#define TTILE_ONNXRUNTIME_OPSUPPORT_H
+
+#define ORT_API_MANUAL_INIT
+#include <onnxruntime_cxx_api.h>
+#undef ORT_API_MANUAL_INIT
+
+#include "ttile/ttile.h"
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ttile::onnxruntime {
+
+/// What the session's options say of ttile (RegisterCustomOps.cpp).
+struct SessionSettings {
+  /// "ttile.trials" and "ttile.patience": how each kernel's tuning
+  /// measures candidates (TuneOptions::trials, patience).
+  TuneOptions tuning;
+  /// "ttile.threads": "session" (the default) runs the parallel loops on
+  /// the session's intra-op threads, "ttile" on ttile's own pool of
+  /// TTILE_NUM_THREADS workers.
+  bool sessionThreads = true;
+};
+
+/// "[1,64,56,56]", for messages.
+std::string shapeText(const std::vector<int64_t> &shape);
+
+/// The attribute `name`, or nothing when the node does not have it (the
+/// C++ API throws for a missing attribute).
+template <class T>
+std::optional<T> optionalAttribute(const Ort::ConstKernelInfo &info,
+                                   const char *name) {
+  try {
+    if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+      return info.GetAttributes<int64_t>(name);
+    else
+      return info.GetAttribute<T>(name);
+  } catch (const Ort::Exception &) {
+    return std::nullopt;
+  }
+}
+
+/// The fused activation of a node: its attributes activation ("" or Relu,
+/// Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, SiLU), activation_alpha and
+/// activation_beta (Clip's bounds, LeakyRelu's slope).
+struct FusedActivation {
+  Activation activation = Activation::None;
+  float alpha = 0, beta = 0;
+};
+FusedActivation fusedActivationOf(const Ort::ConstKernelInfo &info);
+
+/// The shape input `index` has when the session is created, which every
+/// extent must be known in: ttile tunes then. `role` names it in messages.
+std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,
+                                 size_t index, const char *role,
+                                 const char *opName);
+
+/// Input `index` when it is an initializer, visible at kernel creation;
+/// else null.
+const float *constantInput(const Ort::ConstKernelInfo &info, size_t index);
+
+/// RunArgs::parallelFor running a run's tasks on the session's intra-op
+/// threads (KernelContext_ParallelFor), or in turn on the calling thread
+/// when the session lends none; empty when the settings say "ttile".
+std::function<void(int64_t, const std::function<void(int64_t)> &)>
+sessionParallelFor(const OrtApi &api, OrtKernelContext *context,
+                   const SessionSettings &settings);
+
+/// The base of every op of the domain: FP32 inputs and outputs, the first
+/// `RequiredInputs` required and the rest optional, and kernels created
+/// and computed with errors turned into statuses, "ttile.<Name> (node N):
+/// ...". `Kernel` has a constructor (api, info, settings) and
+/// compute(OrtKernelContext *).
+template <class Op, class Kernel, size_t Inputs, size_t RequiredInputs>
+struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
+  explicit TtileOp(const SessionSettings &settings) : settings(settings) {}
+  SessionSettings settings;
+
+  OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
+                              void **kernel) const {
+    *kernel = nullptr;
+    try {
+      *kernel = new Kernel(api, info, settings);
+      return nullptr;
+    } catch (const std::exception &error) {
+      std::string node;
+      try {
+        node = " (node " + Ort::ConstKernelInfo(info).GetNodeName() + ")";
+      } catch (const std::exception &) {
+      }
+      return api.CreateStatus(ORT_INVALID_ARGUMENT,
+                              (std::string("ttile.") + Op::kName + node +
+                               ": " + error.what())
+                                  .c_str());
+    }
+  }
+  const char *GetName() const { return Op::kName; }
+  size_t GetInputTypeCount() const { return Inputs; }
+  ONNXTensorElementDataType GetInputType(size_t) const {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  }
+  OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
+    return i < RequiredInputs ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
+  }
+  size_t GetOutputTypeCount() const { return 1; }
+  ONNXTensorElementDataType GetOutputType(size_t) const {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+  }
+};
+
+/// Kernel::ComputeV2 of an op named `opName`: `compute`, its errors as a
+/// status.
+template <class Compute>
+OrtStatusPtr computeWithStatus(const OrtApi &api, const char *opName,
+                               Compute &&compute) {
+  try {
+    compute();
+    return nullptr;
+  } catch (const std::exception &error) {
+    return api.CreateStatus(
+        ORT_FAIL,
+        (std::string("ttile.") + opName + ": " + error.what()).c_str());
+  }
+}
+
+} // namespace ttile::onnxruntime
+
+#endif // TTILE_ONNXRUNTIME_OPSUPPORT_H

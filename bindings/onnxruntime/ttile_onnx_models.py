@@ -3,7 +3,8 @@
 No model hub is reachable from the machines ttile is measured on, so the
 networks are rebuilt here layer by layer, with random weights: ResNet-18 and
 ResNet-50 and MobileNet v2 in torchvision's structure, a darknet-19 backbone
-(YOLO v2) with LeakyReLU, and a YOLOv5-style CSP backbone with SiLU. Each
+(YOLO v2) with LeakyReLU, a YOLOv5-style CSP backbone with SiLU, and
+BERT-base's feed-forward blocks (MatMul nodes). Each
 convolution is followed by a BatchNormalization, as exported from a
 framework; ttile-onnx rewrite folds them first, as ONNX Runtime does.
 
@@ -213,12 +214,31 @@ def yolov5_backbone(size=256, width=0.5, depth=1):
     return g.model([1, 3, size, size], x, "yolov5_backbone")
 
 
+def bert_ffn(tokens=128, hidden=768, inner=3072, layers=4):
+    """The feed-forward blocks of BERT-base's encoder, 128 tokens: per
+    layer, x + (ReLU(x W1 + b1) W2 + b2), the products as MatMul and Add as
+    exported (ReLU stands for BERT's GELU, which ttile does not fuse)."""
+    g = GraphBuilder(11)
+    x = "input"
+    for _ in range(layers):
+        w1 = g.rng.normal(0, np.sqrt(2.0 / hidden), (hidden, inner))
+        h = g.node("MatMul", [x, g.constant(w1)])
+        h = g.node("Relu", [g.node("Add", [
+            h, g.constant(g.rng.normal(0, 0.1, inner), "b")])])
+        w2 = g.rng.normal(0, np.sqrt(1.0 / inner), (inner, hidden))
+        y = g.node("MatMul", [h, g.constant(w2)])
+        y = g.node("Add", [y, g.constant(g.rng.normal(0, 0.1, hidden), "b")])
+        x = g.node("Add", [y, x])
+    return g.model([1, tokens, hidden], x, "bert_ffn")
+
+
 NETWORKS = {
     "resnet18": lambda: resnet(18),
     "resnet50": lambda: resnet(50),
     "mobilenet_v2": mobilenet_v2,
     "darknet19": darknet19,
     "yolov5_backbone": yolov5_backbone,
+    "bert_ffn": bert_ffn,
 }
 
 

@@ -298,6 +298,36 @@ int64_t ttile_contraction_a_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_b_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_c_elements(const ttile_contraction *contraction);
 
+/*===--- Runs on an engine's threads -------------------------------------===*/
+
+/* One task of a run: runs block `index` of a parallel loop. */
+typedef void (*ttile_task)(void *taskContext, int64_t index);
+
+/* The buffers of one run by role, as ttile::RunArgs: a product's A, B and
+ * C are `input`, `weights` and `output`; null where a role has none. With
+ * `runTasks`, the run's parallel loops run on the caller's threads rather
+ * than on ttile's pool (ttile::RunArgs::parallelFor): runTasks(tasks, task,
+ * taskContext, runTasksContext) must call task(taskContext, i) once for
+ * each i in [0, tasks), at most `tasks` at a time (on one thread, in turn,
+ * is correct), and return when all have returned. Tasks never throw or
+ * fail. */
+typedef struct ttile_run_args {
+  const float *input, *weights, *bias, *residual;
+  float *output;
+  void (*runTasks)(int64_t tasks, ttile_task task, void *taskContext,
+                   void *runTasksContext); /* null: ttile's own pool */
+  void *runTasksContext;
+} ttile_run_args;
+
+/* ttile::Conv2D::run(const RunArgs &), MatMul's and Contraction's, with
+ * the rules of their *_run_args (contractions have no bias or residual). */
+ttile_status ttile_conv2d_run_with(ttile_conv2d *conv,
+                                   const ttile_run_args *args);
+ttile_status ttile_matmul_run_with(ttile_matmul *matmul,
+                                   const ttile_run_args *args);
+ttile_status ttile_contraction_run_with(ttile_contraction *contraction,
+                                        const ttile_run_args *args);
+
 /* The version of the ttile library linked at run time, "0.9.0": the
  * header's TTILE_VERSION_STRING (ttile/Version.h) is the one compiled
  * against. */

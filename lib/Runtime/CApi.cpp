@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <new>
 #include <string>
@@ -231,6 +232,34 @@ ttile_tune_info toC(const ttile::TuneInfo &info) {
   return {info.tuned ? 1 : 0, info.cacheHit ? 1 : 0, info.seconds,
           info.trials,        info.rejected,         info.gflops,
           info.kernelSeconds, info.percentOfPeak, info.conversionSeconds};
+}
+
+/// Runs one task of a run: the C trampoline of ttile_run_args::runTasks.
+void runTask(void *task, int64_t index) {
+  (*static_cast<const std::function<void(int64_t)> *>(task))(index);
+}
+
+ttile::RunArgs toCpp(const ttile_run_args &args) {
+  ttile::RunArgs result{args.input, args.weights, args.bias, args.residual,
+                        args.output};
+  if (auto runTasks = args.runTasks)
+    result.parallelFor = [runTasks, context = args.runTasksContext](
+                             int64_t tasks,
+                             const std::function<void(int64_t)> &task) {
+      runTasks(tasks, runTask,
+               const_cast<void *>(static_cast<const void *>(&task)), context);
+    };
+  return result;
+}
+
+template <typename Handle>
+ttile_status runWith(const char *function, Handle *handle,
+                     const ttile_run_args *args) {
+  return guarded(function, [&] {
+    requireNonNull(handle, Handle::kName);
+    requireNonNull(args, "args");
+    handle->op.run(toCpp(*args));
+  });
 }
 
 /// `count(handle->op)` of a non-null `handle`, else -1 (the message kept).
@@ -473,6 +502,21 @@ ttile_status ttile_contraction_run(ttile_contraction *contraction,
     requireNonNull(contraction, ttile_contraction::kName);
     contraction->op.run(ttile::RunArgs{A, B, nullptr, nullptr, C});
   });
+}
+
+ttile_status ttile_conv2d_run_with(ttile_conv2d *conv,
+                                   const ttile_run_args *args) {
+  return runWith(__func__, conv, args);
+}
+
+ttile_status ttile_matmul_run_with(ttile_matmul *matmul,
+                                   const ttile_run_args *args) {
+  return runWith(__func__, matmul, args);
+}
+
+ttile_status ttile_contraction_run_with(ttile_contraction *contraction,
+                                        const ttile_run_args *args) {
+  return runWith(__func__, contraction, args);
 }
 
 const char *ttile_contraction_scheme(ttile_contraction *contraction) {

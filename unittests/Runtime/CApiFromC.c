@@ -56,12 +56,24 @@ static double largestError(int32_t layout, const float *input,
   return worst;
 }
 
+/* An engine's threads, as ttile_run_args::runTasks sees them: here the
+ * calling thread, which runs the tasks in turn. */
+static void runTasksInTurn(int64_t tasks, ttile_task task, void *taskContext,
+                           void *runTasksContext) {
+  int64_t i;
+  for (i = 0; i < tasks; ++i)
+    task(taskContext, i);
+  *(int64_t *)runTasksContext += tasks;
+}
+
 /* Creates the convolution in `layout`, padded by ONNX's SAME_UPPER, runs it
- * untuned then tuned, and checks both results. */
+ * untuned, tuned, and tuned on lent threads, and checks each result. */
 static int checkLayout(int32_t layout, char *message, size_t size) {
   float input[H * W * C], weights[R * S * C * K], bias[K], output[H * W * K];
   ttile_conv2d_params params;
   ttile_conv2d *conv = NULL;
+  ttile_run_args args;
+  int64_t tasksRun = 0;
   const char *scheme;
   int i, round;
 
@@ -106,14 +118,22 @@ static int checkLayout(int32_t layout, char *message, size_t size) {
     ttile_conv2d_destroy(conv);
     return 1;
   }
-  for (round = 0; round < 2; ++round) {
+  memset(&args, 0, sizeof args);
+  args.input = input;
+  args.weights = weights;
+  args.bias = bias;
+  args.output = output;
+  args.runTasks = runTasksInTurn;
+  args.runTasksContext = &tasksRun;
+  for (round = 0; round < 3; ++round) {
     if (round == 1 && ttile_conv2d_tune(conv, 1, 0.0, 7) != TTILE_OK) {
       snprintf(message, size, "tune: %s", ttile_last_error());
       ttile_conv2d_destroy(conv);
       return 1;
     }
     memset(output, 0xff, sizeof output); /* NaNs */
-    if (ttile_conv2d_run(conv, input, weights, bias, output) != TTILE_OK) {
+    if ((round < 2 ? ttile_conv2d_run(conv, input, weights, bias, output)
+                   : ttile_conv2d_run_with(conv, &args)) != TTILE_OK) {
       snprintf(message, size, "run: %s", ttile_last_error());
       ttile_conv2d_destroy(conv);
       return 1;

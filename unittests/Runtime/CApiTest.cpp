@@ -404,6 +404,79 @@ TEST_F(CApiTest, MatMulConstantBAndErrors) {
   EXPECT_EQ(ttile_matmul_scheme(nullptr), nullptr);
 }
 
+// An engine's threads run the run's parallel loops (here the NCHW
+// conversions of a layer large enough to split them), for each operator.
+TEST_F(CApiTest, RunsOnTheCallersThreads) {
+  auto runTasksInTurn = [](int64_t tasks, ttile_task task, void *taskContext,
+                           void *counter) {
+    for (int64_t i = 0; i < tasks; ++i)
+      task(taskContext, i);
+    *static_cast<int64_t *>(counter) += tasks;
+  };
+  ttile_conv2d_params params = smallLayer();
+  params.layout = TTILE_LAYOUT_NCHW;
+  params.C = params.K = 64;
+  params.H = params.W = 56;
+  ttile_conv2d *conv = nullptr;
+  ASSERT_EQ(ttile_conv2d_create(&params, &conv), TTILE_OK)
+      << ttile_last_error();
+  Conv2DParams cpp = smallLayerInCpp();
+  cpp.layout = Layout::NCHW;
+  cpp.C = cpp.K = 64;
+  cpp.H = cpp.W = 56;
+  ConvCase reference(cpp);
+  std::vector<float> output(reference.expected.size(), 1e30f);
+  int64_t tasksRun = 0;
+  ttile_run_args args{reference.input.data(), reference.weights.data(),
+                      reference.biasOrNull(), nullptr, output.data(),
+                      runTasksInTurn, &tasksRun};
+  ASSERT_EQ(ttile_conv2d_run_with(conv, &args), TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(output);
+  EXPECT_GT(tasksRun, 0);
+  expectFailure(ttile_conv2d_run_with(conv, nullptr), TTILE_INVALID_ARGUMENT,
+                "ttile_conv2d_run_with: args is null");
+  args.weights = nullptr;
+  expectFailure(ttile_conv2d_run_with(conv, &args), TTILE_INVALID_ARGUMENT,
+                "ttile_conv2d_run_with:");
+  ttile_conv2d_destroy(conv);
+
+  ttile_matmul_params product;
+  ASSERT_EQ(ttile_matmul_params_init(&product), TTILE_OK);
+  product.M = 7, product.N = 20, product.K = 5;
+  ttile_matmul *matmul = nullptr;
+  ASSERT_EQ(ttile_matmul_create(&product, &matmul), TTILE_OK);
+  MatMulParams cppProduct;
+  cppProduct.M = 7, cppProduct.N = 20, cppProduct.K = 5;
+  testing::MatMulCase matmulReference(cppProduct, /*withBias=*/false, 3);
+  std::vector<float> C(matmulReference.expected.size(), testing::kSentinel);
+  ttile_run_args matmulArgs{matmulReference.A.data(), matmulReference.B.data(),
+                            nullptr, nullptr, C.data(), runTasksInTurn,
+                            &tasksRun};
+  ASSERT_EQ(ttile_matmul_run_with(matmul, &matmulArgs), TTILE_OK)
+      << ttile_last_error();
+  matmulReference.expectMatches(C);
+  expectFailure(ttile_matmul_run_with(nullptr, &matmulArgs),
+                TTILE_INVALID_ARGUMENT, "ttile_matmul_run_with: matmul is null");
+  ttile_matmul_destroy(matmul);
+
+  ttile_contraction *contraction = nullptr;
+  ASSERT_EQ(ttile_contraction_create("ab,bc->ac", "a:6,b:5,c:17", 0,
+                                     &contraction),
+            TTILE_OK);
+  testing::EinsumCase einsum(
+      ContractionParams{"ab,bc->ac", {{'a', 6}, {'b', 5}, {'c', 17}}});
+  std::vector<float> result(einsum.expected.size());
+  ttile_run_args contractionArgs{einsum.A.data(), einsum.B.data(), nullptr,
+                                 nullptr, result.data(), runTasksInTurn,
+                                 &tasksRun};
+  ASSERT_EQ(ttile_contraction_run_with(contraction, &contractionArgs),
+            TTILE_OK)
+      << ttile_last_error();
+  einsum.expectMatches(result);
+  ttile_contraction_destroy(contraction);
+}
+
 TEST_F(CApiTest, ContractionCreateTuneRunDestroy) {
   ttile_contraction *contraction = nullptr;
   ASSERT_EQ(ttile_contraction_create("fbea , ecfd -> dcba",

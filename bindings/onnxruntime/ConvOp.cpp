@@ -124,27 +124,12 @@ ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
     conv_.setWeights(constantInput(info, 1));
 }
 
-void ConvKernel::compute(OrtKernelContext *rawContext) {
-  Ort::KernelContext context(rawContext);
-  Ort::ConstValue input = context.GetInput(0);
-  std::vector<int64_t> shape = input.GetTensorTypeAndShapeInfo().GetShape();
-  if (shape != inputShape_)
-    throw Error("X has the shape " + shapeText(shape) +
-                ", but this ttile.Conv was created and tuned for " +
-                shapeText(inputShape_));
-  RunArgs args;
-  args.input = input.GetTensorData<float>();
-  if (!conv_.params().constantWeights)
-    args.weights = context.GetInput(1).GetTensorData<float>();
-  if (hasBias_)
-    if (Ort::ConstValue bias = context.GetInput(2))
-      args.bias = bias.GetTensorData<float>();
-  if (conv_.params().residual)
-    args.residual = context.GetInput(3).GetTensorData<float>();
-  args.output =
-      context.GetOutput(0, outputShape_).GetTensorMutableData<float>();
-  args.parallelFor = sessionParallelFor(api_, rawContext, settings_);
-  conv_.run(args);
+void ConvKernel::compute(OrtKernelContext *context) {
+  const Conv2DParams &p = conv_.params();
+  conv_.run(runArgsOf(api_, context,
+                      {ConvOp::kName, "X", inputShape_, outputShape_,
+                       p.constantWeights, hasBias_, p.residual},
+                      settings_));
 }
 
 OrtStatusPtr ConvKernel::ComputeV2(OrtKernelContext *context) {

@@ -85,26 +85,12 @@ MatMulKernel::MatMulKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
     matmul_.setWeights(constantInput(info, 1));
 }
 
-void MatMulKernel::compute(OrtKernelContext *rawContext) {
-  Ort::KernelContext context(rawContext);
-  Ort::ConstValue a = context.GetInput(0);
-  std::vector<int64_t> shape = a.GetTensorTypeAndShapeInfo().GetShape();
-  if (shape != aShape_)
-    throw Error("A has the shape " + shapeText(shape) +
-                ", but this ttile.MatMul was created and tuned for " +
-                shapeText(aShape_));
-  RunArgs args;
-  args.input = a.GetTensorData<float>();
-  if (!matmul_.params().constantB)
-    args.weights = context.GetInput(1).GetTensorData<float>();
-  if (hasBias_)
-    if (Ort::ConstValue bias = context.GetInput(2))
-      args.bias = bias.GetTensorData<float>();
-  if (matmul_.params().residual)
-    args.residual = context.GetInput(3).GetTensorData<float>();
-  args.output = context.GetOutput(0, yShape_).GetTensorMutableData<float>();
-  args.parallelFor = sessionParallelFor(api_, rawContext, settings_);
-  matmul_.run(args);
+void MatMulKernel::compute(OrtKernelContext *context) {
+  const MatMulParams &p = matmul_.params();
+  matmul_.run(runArgsOf(api_, context,
+                        {MatMulOp::kName, "A", aShape_, yShape_, p.constantB,
+                         hasBias_, p.residual},
+                        settings_));
 }
 
 OrtStatusPtr MatMulKernel::ComputeV2(OrtKernelContext *context) {

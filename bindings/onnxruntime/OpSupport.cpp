@@ -69,15 +69,33 @@ const float *constantInput(const Ort::ConstKernelInfo &info, size_t index) {
   return isConstant ? value.GetTensorData<float>() : nullptr;
 }
 
-std::function<void(int64_t, const std::function<void(int64_t)> &)>
-sessionParallelFor(const OrtApi &api, OrtKernelContext *context,
-                   const SessionSettings &settings) {
+RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *rawContext,
+                  const NodeRun &node, const SessionSettings &settings) {
+  Ort::KernelContext context(rawContext);
+  Ort::ConstValue input = context.GetInput(0);
+  std::vector<int64_t> shape = input.GetTensorTypeAndShapeInfo().GetShape();
+  if (shape != node.inputShape)
+    throw Error(std::string(node.inputRole) + " has the shape " +
+                shapeText(shape) + ", but this ttile." + node.opName +
+                " was created and tuned for " + shapeText(node.inputShape));
+  RunArgs args;
+  args.input = input.GetTensorData<float>();
+  if (!node.constantWeights)
+    args.weights = context.GetInput(1).GetTensorData<float>();
+  if (node.hasBias)
+    if (Ort::ConstValue bias = context.GetInput(2))
+      args.bias = bias.GetTensorData<float>();
+  if (node.residual)
+    args.residual = context.GetInput(3).GetTensorData<float>();
+  args.output =
+      context.GetOutput(0, node.outputShape).GetTensorMutableData<float>();
   if (!settings.sessionThreads)
-    return {};
-  return [&api, context](int64_t tasks,
+    return args;
+  args.parallelFor = [&api, rawContext](
+                         int64_t tasks,
                          const std::function<void(int64_t)> &task) {
     OrtStatusPtr status = api.KernelContext_ParallelFor(
-        context, runTask, static_cast<size_t>(tasks),
+        rawContext, runTask, static_cast<size_t>(tasks),
         static_cast<size_t>(tasks),
         const_cast<void *>(static_cast<const void *>(&task)));
     if (status) { // No pool to lend: run the tasks here, in turn.
@@ -86,6 +104,7 @@ sessionParallelFor(const OrtApi &api, OrtKernelContext *context,
         task(i);
     }
   };
+  return args;
 }
 
 } // namespace ttile::onnxruntime

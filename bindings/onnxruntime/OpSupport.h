@@ -74,12 +74,26 @@ std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,
 /// else null.
 const float *constantInput(const Ort::ConstKernelInfo &info, size_t index);
 
-/// RunArgs::parallelFor running a run's tasks on the session's intra-op
-/// threads (KernelContext_ParallelFor), or in turn on the calling thread
-/// when the session lends none; empty when the settings say "ttile".
-std::function<void(int64_t, const std::function<void(int64_t)> &)>
-sessionParallelFor(const OrtApi &api, OrtKernelContext *context,
-                   const SessionSettings &settings);
+/// What a node's kernel knows of its runs: every op of the domain has the
+/// inputs (X or A, W or B, Bias, Residual), the last two optional, and one
+/// output.
+struct NodeRun {
+  const char *opName;                     ///< "Conv".
+  const char *inputRole;                  ///< "X", for messages.
+  const std::vector<int64_t> &inputShape; ///< Created and tuned for it.
+  const std::vector<int64_t> &outputShape;
+  bool constantWeights; ///< Given to setWeights(): input 1 is not read.
+  bool hasBias;         ///< The node has input 2 (which may be empty).
+  bool residual;        ///< The node has input 3.
+};
+
+/// The RunArgs of one run of `node`: its inputs, checked against the shape
+/// it was created for, its output, and the session's intra-op threads for
+/// the parallel loops (KernelContext_ParallelFor; in turn on the calling
+/// thread when the session lends none; ttile's own pool when the settings
+/// say "ttile").
+RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *context,
+                  const NodeRun &node, const SessionSettings &settings);
 
 /// The base of every op of the domain: FP32 inputs and outputs, the first
 /// `RequiredInputs` required and the rest optional, and kernels created

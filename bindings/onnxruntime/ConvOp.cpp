@@ -93,11 +93,7 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
       p,
       autoPadNamed(
           optionalAttribute<std::string>(info, "auto_pad").value_or("NOTSET")));
-  FusedActivation fused = fusedActivationOf(info);
-  p.activation = fused.activation;
-  p.alpha = fused.alpha;
-  p.beta = fused.beta;
-  p.residual = info.GetInputCount() > 3;
+  setEpilogue(info, p);
   // Initializers are visible now: lay them out once, for every run.
   p.constantWeights = constantInput(info, 1) != nullptr;
   return p;

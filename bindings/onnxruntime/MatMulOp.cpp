@@ -59,11 +59,7 @@ MatMulParams paramsOf(const Ort::ConstKernelInfo &info,
   y.push_back(p.transA ? aColumns : aRows);
   y.push_back(p.N);
 
-  FusedActivation fused = fusedActivationOf(info);
-  p.activation = fused.activation;
-  p.alpha = fused.alpha;
-  p.beta = fused.beta;
-  p.residual = info.GetInputCount() > 3;
+  setEpilogue(info, p);
   p.constantB = constantInput(info, 1) != nullptr;
   return p;
 }

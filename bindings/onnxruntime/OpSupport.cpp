@@ -7,6 +7,21 @@
 namespace ttile::onnxruntime {
 namespace {
 
+/// Runs one of a run's parallel tasks on a session's intra-op thread.
+void runTask(void *task, size_t index) {
+  (*static_cast<const std::function<void(int64_t)> *>(task))(
+      static_cast<int64_t>(index));
+}
+
+} // namespace
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
 Activation activationNamed(const std::string &name) {
   static const std::pair<const char *, Activation> kNames[] = {
       {"", Activation::None},
@@ -23,30 +38,6 @@ Activation activationNamed(const std::string &name) {
   throw Error("unknown activation '" + name +
               "' (known: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, "
               "SiLU)");
-}
-
-/// Runs one of a run's parallel tasks on a session's intra-op thread.
-void runTask(void *task, size_t index) {
-  (*static_cast<const std::function<void(int64_t)> *>(task))(
-      static_cast<int64_t>(index));
-}
-
-} // namespace
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-FusedActivation fusedActivationOf(const Ort::ConstKernelInfo &info) {
-  FusedActivation fused;
-  fused.activation = activationNamed(
-      optionalAttribute<std::string>(info, "activation").value_or(""));
-  fused.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
-  fused.beta = optionalAttribute<float>(info, "activation_beta").value_or(0);
-  return fused;
 }
 
 std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,

@@ -55,14 +55,22 @@ std::optional<T> optionalAttribute(const Ort::ConstKernelInfo &info,
   }
 }
 
-/// The fused activation of a node: its attributes activation ("" or Relu,
-/// Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, SiLU), activation_alpha and
-/// activation_beta (Clip's bounds, LeakyRelu's slope).
-struct FusedActivation {
-  Activation activation = Activation::None;
-  float alpha = 0, beta = 0;
-};
-FusedActivation fusedActivationOf(const Ort::ConstKernelInfo &info);
+/// The activation named by a node's attribute "activation": "" or Relu,
+/// Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, SiLU.
+Activation activationNamed(const std::string &name);
+
+/// Sets the epilogue every operator's parameters have (Conv2DParams,
+/// MatMulParams) from the node: the attributes activation,
+/// activation_alpha and activation_beta (Clip's bounds, LeakyRelu's
+/// slope), and a residual when the node has input 3.
+template <class Params>
+void setEpilogue(const Ort::ConstKernelInfo &info, Params &params) {
+  params.activation = activationNamed(
+      optionalAttribute<std::string>(info, "activation").value_or(""));
+  params.alpha = optionalAttribute<float>(info, "activation_alpha").value_or(0);
+  params.beta = optionalAttribute<float>(info, "activation_beta").value_or(0);
+  params.residual = info.GetInputCount() > 3;
+}
 
 /// The shape input `index` has when the session is created, which every
 /// extent must be known in: ttile tunes then. `role` names it in messages.

@@ -335,6 +335,29 @@ class ErrorTest(unittest.TestCase):
         message = self.session_error(rewritten)
         self.assertIn("when the session is created", message)
 
+    def test_library_refuses_bad_products_with_a_message(self):
+        model = models.pattern("matmul_linear")
+        rewritten, _ = tool.rewrite(model, "nchw", 1, str(LIBRARY),
+                                    say=lambda line: None)
+        for name, value, expected in (
+                ("trans_a", 2, "trans_a is 2; it must be 0 or 1"),
+                ("trans_a", 1, "a transposed A must be 2D; A is [1,96,12]"),
+                ("trans_b", 1, "A [1,96,12] and B [12,20] do not agree on K "
+                               "(with trans_a, trans_b)"),
+                ("activation", "Bogus", "unknown activation 'Bogus'")):
+            with self.subTest(attribute=name, value=value):
+                broken = onnx.ModelProto()
+                broken.CopyFrom(rewritten)
+                node = next(n for n in broken.graph.node
+                            if n.domain == "ttile")
+                kept = [a for a in node.attribute if a.name != name]
+                del node.attribute[:]
+                node.attribute.extend(kept)
+                node.attribute.append(helper.make_attribute(name, value))
+                message = self.session_error(broken)
+                self.assertIn("ttile.MatMul", message)
+                self.assertIn(expected, message)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -290,8 +290,9 @@ def pattern(name):
         tokens = g.node("Reshape", [x, g.constant_int64([1, 96, 12])])
         y = g.node("MatMul", [tokens, g.constant(g.rng.normal(0, 0.3,
                                                               (12, 20)))])
+        # A bias of shape [1, 20], as some exporters write it.
         y = g.node("Tanh", [g.node("Add", [
-            y, g.constant(g.rng.normal(0, 0.1, 20), "b")])])
+            y, g.constant(g.rng.normal(0, 0.1, (1, 20)), "b")])])
         y = g.node("MatMul", [y, g.constant(g.rng.normal(0, 0.3, (20, 12)))])
         y = g.node("Add", [y, tokens])
     elif name == "matmul_batched":

@@ -124,8 +124,13 @@ int64_t Conv2D::outputElements() const {
 Conv2D &Conv2D::tune(const TuneOptions &options) {
   runtime::withOutOfMemoryAsError("tune()", [&] {
     impl_->core.tune(options);
-    // The tuner measured the kernel alone; say what run() costs.
-    TuneInfo info = impl_->endToEnd(impl_->core.info());
+    // The tuner measured the kernel alone; say what run() costs. Not on a
+    // cache hit, which must stay instant (an engine's second session):
+    // tuneInfo() times the conversions when asked.
+    TuneInfo kernel = impl_->core.info();
+    if (kernel.cacheHit)
+      return;
+    TuneInfo info = impl_->endToEnd(kernel);
     if (info.conversionSeconds > 0)
       log().info("conv2d {}: {:.3f} ms a run() end to end, {:.3f} ms of it "
                  "converting layouts: {:.1f} GFLOP/s",

@@ -54,21 +54,4 @@ ContractionRoles contractionRoles(const spec::Spec &spec) {
   return roles;
 }
 
-MicrokernelFamily contractionFamily(const spec::Spec &spec) {
-  ContractionRoles roles = contractionRoles(spec);
-  if (!roles.complete())
-    throw Error("the contraction " + spec.str() + " has no index for the "
-                "matmul microkernel's " +
-                (roles.combination.empty() ? "i (an output index of " +
-                                                 spec.tensors[roles.broadcastInput].name +
-                                                 " only)"
-                                           : "k (a reduction index of both "
-                                             "inputs)") +
-                "; give it one of size 1", ErrorCode::Internal);
-  const MicrokernelFamily &matmul = MicrokernelFamily::matmul();
-  return matmul.withDimNames({{matmul.vectorDim, roles.vector},
-                              {matmul.combinationDim, roles.combination},
-                              {matmul.reuseDim, roles.reduction}});
-}
-
 } // namespace ttile::search

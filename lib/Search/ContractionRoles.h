@@ -1,7 +1,8 @@
 //===- Search/ContractionRoles.h - A contraction read as a matmul -*- C++ -*-===//
 //
-// A two-input contraction runs the matmul family's microkernels, as a
-// convolution does with w = r = s = 1 (thesis 2.2.2): one of its indices
+// A two-input contraction, a matmul among them, runs the matmul family's
+// microkernels, as a convolution does with w = r = s = 1 (thesis 2.2.2;
+// FamilyBinding.h binds every spec to its family): one of its indices
 // plays j, the vectorized one, another i, the one two microkernels combine
 // along, and a third k, the reduction right above the microkernel. The
 // roles are read from the structure of the spec, never from its names:
@@ -25,7 +26,6 @@
 #ifndef TTILE_SEARCH_CONTRACTIONROLES_H
 #define TTILE_SEARCH_CONTRACTIONROLES_H
 
-#include "Search/Microkernel.h"
 #include "Spec/Spec.h"
 
 #include <string>
@@ -45,10 +45,6 @@ struct ContractionRoles {
 /// ttile::Error for another number of inputs, or an output whose last
 /// index belongs to both inputs (a batch index) or to neither.
 ContractionRoles contractionRoles(const spec::Spec &spec);
-
-/// The matmul family over the roles' indices. Throws ttile::Error where
-/// the roles are not complete.
-MicrokernelFamily contractionFamily(const spec::Spec &spec);
 
 } // namespace ttile::search
 

@@ -3,26 +3,58 @@
 #include "Search/Microkernel.h"
 
 #include "Scheme/SchemeParser.h"
+#include "Spec/SpecBuilders.h"
 #include "ttile/Error.h"
 
 #include <algorithm>
 
 namespace ttile::search {
 
+namespace {
+
+spec::Spec conv2dBenchProblem(const std::map<std::string, int64_t> &size) {
+  spec::ConvShape shape;
+  shape.K = size.at("k");
+  shape.C = size.at("c");
+  shape.outH = size.at("h");
+  shape.outW = size.at("w");
+  shape.R = size.at("r");
+  shape.S = size.at("s");
+  return spec::conv2d(shape);
+}
+
+spec::Spec matmulBenchProblem(const std::map<std::string, int64_t> &size) {
+  return spec::matmul(size.at("i"), size.at("j"), size.at("k"));
+}
+
+// One image row: the reuse loop runs over the window's rows, which no U
+// unrolls.
+spec::Spec depthwiseBenchProblem(const std::map<std::string, int64_t> &size) {
+  spec::ConvShape shape;
+  shape.K = shape.C = shape.groups = size.at("g");
+  shape.outW = size.at("w");
+  shape.S = size.at("s");
+  shape.R = size.at("r");
+  return spec::conv2d(shape);
+}
+
+} // namespace
+
 // The unroll order puts the reductions outermost (thesis 5.2: it follows
 // the layouts once that holds), the vectorized dimension innermost.
 const MicrokernelFamily &MicrokernelFamily::conv2d() {
   static const MicrokernelFamily family{
-      "conv2d",  {"s", "r", "c", "w", "h", "k"}, "k", "h", "c", {"w", "h", "k"},
-      {"r", "s"}};
+      "conv2d",     {"s", "r", "c", "w", "h", "k"}, "k", "h", "c", {"w", "h", "k"},
+      {"r", "s"},   /*vectorLoopsInnermost=*/false, conv2dBenchProblem};
   return family;
 }
 
 // The matmul as the convolution with w = r = s = 1 (thesis 2.2.2): i plays
 // h, j plays k and k plays c.
 const MicrokernelFamily &MicrokernelFamily::matmul() {
-  static const MicrokernelFamily family{"matmul", {"k", "i", "j"}, "j", "i",
-                                        "k",      {"i", "j"},      {}};
+  static const MicrokernelFamily family{
+      "matmul", {"k", "i", "j"}, "j", "i", "k", {"i", "j"}, {},
+      /*vectorLoopsInnermost=*/false, matmulBenchProblem};
   return family;
 }
 
@@ -39,7 +71,7 @@ const MicrokernelFamily &MicrokernelFamily::matmul() {
 const MicrokernelFamily &MicrokernelFamily::depthwise() {
   static const MicrokernelFamily family{
       "depthwise", {"s", "w", "g"}, "g", "w", "r", {"w", "g"}, {"s"},
-      /*vectorLoopsInnermost=*/true};
+      /*vectorLoopsInnermost=*/true, depthwiseBenchProblem};
   return family;
 }
 

@@ -11,14 +11,17 @@
 // are data here, as in XNNPACK: one family description per operator says
 // which dimensions unroll, in which order, which one is vectorized, which
 // one two microkernels may be combined along (the Lambda dimension), and
-// which one the microkernel is repeated along for reuse. The variants are
-// enumerated from bounds (MicrokernelSpace.h), never written by hand.
+// which one the microkernel is repeated along for reuse, and the problem
+// that measures one alone. The variants are enumerated from bounds
+// (MicrokernelSpace.h), never written by hand; which family fits a spec is
+// read from the spec's structure (FamilyBinding.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_MICROKERNEL_H
 #define TTILE_SEARCH_MICROKERNEL_H
 
 #include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
 
 #include <cstdint>
 #include <map>
@@ -44,6 +47,11 @@ struct MicrokernelFamily {
   /// every other, so that the tiles walk the layout in memory order: for a
   /// memory-bound family (SearchSpace.h, item 3).
   bool vectorLoopsInnermost = false;
+  /// The problem a microkernel of the family is measured on alone
+  /// (MicrokernelBench.h), given the size of each of the family's own
+  /// dimensions: the unrolled ones and the reuse one.
+  spec::Spec (*benchProblem)(const std::map<std::string, int64_t> &sizes) =
+      nullptr;
 
   /// The same family over other dimension names: `names` maps a
   /// dimension of this family ("j") to the one that plays it ("a"); the

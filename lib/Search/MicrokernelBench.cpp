@@ -3,7 +3,6 @@
 #include "Search/MicrokernelBench.h"
 
 #include "Spec/Check.h"
-#include "Spec/SpecBuilders.h"
 #include "ttile/Error.h"
 
 #include <limits>
@@ -20,7 +19,9 @@ measure::MeasureOptions offlineMeasureOptions() {
 
 namespace {
 
-/// The size of every unrolled dimension on the microkernel's own problem.
+/// The size of every dimension of the microkernel's own problem, in the
+/// family's own names: the unrolled ones, and the reuse one repeated
+/// `reuseCount` times.
 std::map<std::string, int64_t>
 problemSizes(const MicrokernelFamily &family, const Microkernel &kernel,
              const MicrokernelBenchOptions &options) {
@@ -30,11 +31,23 @@ problemSizes(const MicrokernelFamily &family, const Microkernel &kernel,
     int64_t size = kernel.factors.at(i);
     if (dim == family.vectorDim)
       size *= options.vectorWidth;
-    if (dim == family.reuseDim)
-      size *= options.reuseCount;
     sizes[dim] = size;
   }
+  sizes[family.reuseDim] =
+      sizes.count(family.reuseDim) ? sizes[family.reuseDim] * options.reuseCount
+                                   : options.reuseCount;
   return sizes;
+}
+
+/// The family under its own dimension names: one bound to a spec
+/// (FamilyBinding.h) may carry the spec's, but its microkernels are
+/// measured on the family's own problem.
+const MicrokernelFamily &ownFamily(const MicrokernelFamily &family) {
+  const MicrokernelFamily *own = MicrokernelFamily::find(family.name);
+  if (!own || !own->benchProblem)
+    throw Error("no microkernel problem for the family '" + family.name + "'",
+                ErrorCode::InvalidArgument);
+  return *own;
 }
 
 } // namespace
@@ -42,38 +55,17 @@ problemSizes(const MicrokernelFamily &family, const Microkernel &kernel,
 spec::Spec microkernelProblem(const MicrokernelFamily &family,
                               const Microkernel &kernel,
                               const MicrokernelBenchOptions &options) {
-  std::map<std::string, int64_t> size = problemSizes(family, kernel, options);
-  if (family.name == "conv2d") {
-    spec::ConvShape shape;
-    shape.K = size.at("k");
-    shape.C = size.at("c");
-    shape.outH = size.at("h");
-    shape.outW = size.at("w");
-    shape.R = size.at("r");
-    shape.S = size.at("s");
-    return spec::conv2d(shape);
-  }
-  if (family.name == "depthwise") {
-    spec::ConvShape shape;
-    shape.K = shape.C = shape.groups = size.at("g");
-    shape.outW = size.at("w");
-    shape.S = size.at("s");
-    // The reuse loop runs over the window's rows, which no U unrolls.
-    shape.R = options.reuseCount;
-    return spec::conv2d(shape);
-  }
-  if (family.name == "matmul")
-    return spec::matmul(size.at("i"), size.at("j"), size.at("k"));
-  throw Error("no microkernel problem for the family '" + family.name + "'",
-              ErrorCode::InvalidArgument);
+  const MicrokernelFamily &own = ownFamily(family);
+  return own.benchProblem(problemSizes(own, kernel, options));
 }
 
 scheme::Scheme microkernelScheme(const MicrokernelFamily &family,
                                  const Microkernel &kernel,
                                  const MicrokernelBenchOptions &options) {
+  const MicrokernelFamily &own = ownFamily(family);
   scheme::Scheme scheme;
-  scheme.atoms.push_back(scheme::TAtom{options.reuseCount, family.reuseDim});
-  for (scheme::Atom &atom : kernel.atoms(family))
+  scheme.atoms.push_back(scheme::TAtom{options.reuseCount, own.reuseDim});
+  for (scheme::Atom &atom : kernel.atoms(own))
     scheme.atoms.push_back(std::move(atom));
   return scheme;
 }

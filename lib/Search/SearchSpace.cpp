@@ -3,7 +3,6 @@
 #include "Search/SearchSpace.h"
 
 #include "Scheme/Footprint.h"
-#include "Search/ContractionRoles.h"
 #include "Scheme/SchemeParser.h"
 #include "ttile/Error.h"
 
@@ -42,17 +41,6 @@ const T &pickUniform(const std::vector<T> &items, std::mt19937_64 &random) {
 }
 
 } // namespace
-
-MicrokernelFamily familyOf(const spec::Spec &spec) {
-  // spec::conv2d names its depthwise specs "depthwise".
-  if (const MicrokernelFamily *family = MicrokernelFamily::find(spec.name))
-    return *family;
-  if (spec.name == "contraction")
-    return contractionFamily(spec);
-  throw Error("no microkernel family describes the " + spec.name +
-              " spec; tuning supports conv2d, depthwise, matmul and "
-              "contraction");
-}
 
 std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
   scheme::Scheme atoms{kernel.atoms(family, combination.has_value())};

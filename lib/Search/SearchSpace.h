@@ -125,12 +125,6 @@ private:
   std::vector<MicrokernelChoice> choices_;
 };
 
-/// The family whose microkernels fit `spec`: conv2d, depthwise or matmul,
-/// or for a contraction the matmul family over the indices that play its
-/// roles (ContractionRoles.h). Throws ttile::Error for a spec no family
-/// describes.
-MicrokernelFamily familyOf(const spec::Spec &spec);
-
 } // namespace ttile::search
 
 #endif // TTILE_SEARCH_SEARCHSPACE_H

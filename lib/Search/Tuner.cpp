@@ -8,6 +8,7 @@
 #include "Scheme/Tiling.h"
 #include "Search/CandidateDraws.h"
 #include "Search/DataMovementModel.h"
+#include "Search/FamilyBinding.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"
 #include "Search/TuningBudget.h"

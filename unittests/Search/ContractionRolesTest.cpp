@@ -1,6 +1,7 @@
 //===- unittests/Search/ContractionRolesTest.cpp - Contractions as matmuls ===//
 
 #include "Search/ContractionRoles.h"
+#include "Search/FamilyBinding.h"
 #include "Spec/SpecBuilders.h"
 #include "ttile/Error.h"
 
@@ -44,7 +45,7 @@ TEST(ContractionRoles, PrefersTheLargestThenTheLatestInTheBroadcastInput) {
   EXPECT_EQ(roles.vector, "a");
   EXPECT_EQ(roles.combination, "d"); // c and d tie; d is later in "ecfd".
   EXPECT_EQ(roles.reduction, "f");   // f is larger than e.
-  MicrokernelFamily family = contractionFamily(spec);
+  MicrokernelFamily family = familyOf(spec);
   EXPECT_EQ(family.name, "matmul");
   EXPECT_EQ(family.unrolled, (std::vector<std::string>{"f", "d", "a"}));
   EXPECT_EQ(family.outputDims, (std::vector<std::string>{"d", "a"}));
@@ -57,7 +58,7 @@ TEST(ContractionRoles, MissingRolesAreLeftEmpty) {
   EXPECT_TRUE(matrixVector.combination.empty());
   EXPECT_EQ(matrixVector.reduction, "j");
   EXPECT_FALSE(matrixVector.complete());
-  EXPECT_THROW(contractionFamily(contraction("ij,j->i")), Error);
+  EXPECT_THROW(familyOf(contraction("ij,j->i")), Error);
   ContractionRoles outer = contractionRoles(contraction("i,j->ij"));
   EXPECT_EQ(outer.combination, "i");
   EXPECT_TRUE(outer.reduction.empty());

@@ -6,6 +6,7 @@
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
 #include "Scheme/Validate.h"
+#include "Search/FamilyBinding.h"
 #include "Search/SearchSpace.h"
 #include "Spec/SpecBuilders.h"
 
@@ -365,22 +366,6 @@ TEST(SearchSpace, DepthwiseChannelLoopsSitBelowTheSpatialOnes) {
     }
   }
   EXPECT_GT(channelLoops, 0);
-}
-
-TEST(SearchSpace, FamilyOfSpecs) {
-  EXPECT_EQ(familyOf(spec::matmul(4, 4, 4)).name, "matmul");
-  EXPECT_EQ(familyOf(testing::paperLayers()[0].spec()).name, "conv2d");
-  // Grouped with several channels per group: a conv2d with a g dimension.
-  EXPECT_EQ(familyOf(spec::conv2d({.K = 8, .C = 8, .groups = 2})).name,
-            "conv2d");
-  // A contraction runs the matmul family over its own indices.
-  MicrokernelFamily contraction = familyOf(
-      spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}}));
-  EXPECT_EQ(contraction.name, "matmul");
-  EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
-  spec::Spec conv = spec::conv2d({});
-  conv.name = "unknown";
-  EXPECT_THROW(familyOf(conv), Error);
 }
 
 } // namespace

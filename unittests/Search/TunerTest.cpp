@@ -9,6 +9,7 @@
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
+#include "Search/FamilyBinding.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/Tuner.h"
 #include "Spec/Check.h"

@@ -1,0 +1,124 @@
+//===- unittests/Search/FamilyBindingTest.cpp - Families by structure -----===//
+
+#include "PaperLayers.h"
+
+#include "Search/FamilyBinding.h"
+#include "Spec/SpecBuilders.h"
+#include "ttile/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ttile::search {
+namespace {
+
+/// `spec` with every dimension and axis renamed "x<name>" and the spec
+/// itself called otherwise: what binds it must be its structure alone.
+spec::Spec renamed(spec::Spec spec) {
+  spec.name = "renamed";
+  for (spec::Dim &dim : spec.dims)
+    dim.name = "x" + dim.name;
+  for (spec::Tensor &tensor : spec.tensors)
+    for (spec::TensorAxis &axis : tensor.axes)
+      axis.name = "x" + axis.name;
+  return spec;
+}
+
+std::vector<std::string> prefixed(std::vector<std::string> names) {
+  for (std::string &name : names)
+    name = "x" + name;
+  return names;
+}
+
+/// The family of `spec` and of its renamed copy: the same family, over
+/// the renamed dimensions.
+MicrokernelFamily expectBoundByStructure(const spec::Spec &spec) {
+  MicrokernelFamily family = familyOf(spec);
+  MicrokernelFamily other = familyOf(renamed(spec));
+  EXPECT_EQ(other.name, family.name);
+  EXPECT_EQ(other.unrolled, prefixed(family.unrolled));
+  EXPECT_EQ(other.outputDims, prefixed(family.outputDims));
+  EXPECT_EQ(other.windowDims, prefixed(family.windowDims));
+  EXPECT_EQ(other.vectorDim, "x" + family.vectorDim);
+  EXPECT_EQ(other.combinationDim, "x" + family.combinationDim);
+  EXPECT_EQ(other.reuseDim, "x" + family.reuseDim);
+  return family;
+}
+
+void expectOwnNames(const MicrokernelFamily &bound,
+                    const MicrokernelFamily &own) {
+  EXPECT_EQ(bound.name, own.name);
+  EXPECT_EQ(bound.unrolled, own.unrolled);
+  EXPECT_EQ(bound.vectorDim, own.vectorDim);
+  EXPECT_EQ(bound.combinationDim, own.combinationDim);
+  EXPECT_EQ(bound.reuseDim, own.reuseDim);
+}
+
+TEST(FamilyBinding, ConvolutionsBindTheConv2dFamily) {
+  expectOwnNames(expectBoundByStructure(testing::paperLayers()[0].spec()),
+                 MicrokernelFamily::conv2d());
+  // Strided, padded, dilated, batched, with bias and residual.
+  expectOwnNames(expectBoundByStructure(spec::conv2d(
+                     {.N = 2, .K = 32, .C = 8, .outH = 5, .outW = 6, .R = 3,
+                      .S = 3, .strideH = 2, .dilationW = 2, .padTop = 1,
+                      .padLeft = 2, .bias = true, .residual = true})),
+                 MicrokernelFamily::conv2d());
+  // Pointwise: still two sliding axes, of windows 1.
+  expectOwnNames(expectBoundByStructure(
+                     spec::conv2d({.K = 64, .C = 64, .outH = 7, .outW = 7})),
+                 MicrokernelFamily::conv2d());
+  // Grouped with several channels per group: g is tiled above.
+  expectOwnNames(
+      expectBoundByStructure(spec::conv2d({.K = 8, .C = 8, .groups = 2})),
+      MicrokernelFamily::conv2d());
+}
+
+TEST(FamilyBinding, DepthwiseConvolutionsBindTheDepthwiseFamily) {
+  const spec::ConvShape shape{.K = 64, .C = 64, .outH = 7, .outW = 9,
+                              .R = 3, .S = 5, .padTop = 1, .padLeft = 2,
+                              .padBottom = 1, .padRight = 2, .groups = 64};
+  expectOwnNames(expectBoundByStructure(spec::conv2d(shape)),
+                 MicrokernelFamily::depthwise());
+  spec::ConvShape multiplier = shape;
+  multiplier.K = 128;
+  expectOwnNames(expectBoundByStructure(spec::conv2d(multiplier)),
+                 MicrokernelFamily::depthwise());
+}
+
+TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
+  expectOwnNames(expectBoundByStructure(spec::matmul(4, 4, 4)),
+                 MicrokernelFamily::matmul());
+  expectOwnNames(expectBoundByStructure(spec::matmul(
+                     {.batch = 3, .M = 8, .N = 16, .K = 4, .transA = true,
+                      .transB = true, .bias = true})),
+                 MicrokernelFamily::matmul());
+  MicrokernelFamily contraction = expectBoundByStructure(
+      spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}}));
+  EXPECT_EQ(contraction.name, "matmul");
+  EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
+}
+
+TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
+  auto contraction = [](const char *einsum) {
+    std::map<char, int64_t> sizes;
+    for (const char *c = einsum; *c; ++c)
+      if (std::isalpha(static_cast<unsigned char>(*c)))
+        sizes[*c] = 4;
+    return spec::contraction(einsum, sizes);
+  };
+  // A batch index last: in both inputs, and no window slides.
+  EXPECT_THROW(familyOf(contraction("bij,bjk->ikb")), Error);
+  EXPECT_THROW(familyOf(contraction("ab,bc,cd->ad")), Error);
+  // A matrix-vector product has no i; ContractionProblem adds one.
+  EXPECT_THROW(familyOf(contraction("ij,j->i")), Error);
+  // A convolution whose channels are in the output only (no reduction on
+  // a plain axis of both operands).
+  spec::Spec conv = spec::conv2d({.K = 16, .C = 4, .R = 3, .S = 3});
+  conv.dims[conv.dimId("c")].kind = spec::DimKind::Parallel;
+  EXPECT_THROW(familyOf(conv), Error);
+}
+
+} // namespace
+} // namespace ttile::search

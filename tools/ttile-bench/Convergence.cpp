@@ -6,6 +6,7 @@
 
 #include "Measure/PeakProbe.h"
 #include "Measure/TensorBuffers.h"
+#include "Runtime/ContractionProblem.h"
 #include "Runtime/ConvParams.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
@@ -74,19 +75,33 @@ double at(const std::vector<double> &curve, int n) {
 
 } // namespace
 
-ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
-                                  const ConvergenceOptions &options) {
+StudiedProblem studiedLayer(const tools::NamedLayer &layer,
+                            const ConvergenceOptions &options) {
   Conv2DParams params = layer.params;
   params.constantWeights = options.constantWeights;
-  const runtime::ConvProblem problem(params);
-  const spec::Spec &spec = problem.spec();
+  return {layer.name, tools::formatShape(params), tools::workMflop(params),
+          runtime::ConvProblem(params).spec()};
+}
+
+StudiedProblem studiedContraction(const tools::NamedContraction &contraction,
+                                  const ConvergenceOptions &options) {
+  ContractionParams params = contraction.params;
+  params.constantB = options.constantWeights;
+  const runtime::ContractionProblem problem(params);
+  return {contraction.name, problem.str(),
+          static_cast<double>(problem.spec().flops()) * 1e-6, problem.spec()};
+}
+
+ConvergenceStudy studyConvergence(const StudiedProblem &problem,
+                                  const ConvergenceOptions &options) {
+  const spec::Spec &spec = problem.spec;
   const search::SearchSpace space = search::spaceFor(spec);
   const search::DataMovementModel model =
       search::DataMovementModel::forHost(host());
   measure::TensorBuffers buffers(spec, options.seed);
 
   ConvergenceStudy study;
-  study.layer = layer;
+  study.problem = problem;
   for (const scheme::Scheme &scheme :
        search::drawCandidates(space, options.seed, options.candidates,
                               options.candidates)) {
@@ -100,7 +115,7 @@ ConvergenceStudy studyConvergence(const tools::NamedLayer &layer,
     study.candidates.push_back(std::move(*candidate));
   }
   if (study.candidates.empty())
-    throw Error("no candidate of " + layer.name +
+    throw Error("no candidate of " + problem.name +
                     " compiled and computed the right result",
                 ErrorCode::Internal);
   return study;
@@ -162,9 +177,15 @@ double bestOfRatio(const ConvergenceStudy &study, int trials) {
          *std::max_element(percents.begin(), percents.end());
 }
 
+double modelBestOfRatio(const ConvergenceStudy &study, int trials) {
+  std::vector<double> percents = percentsOf(study.candidates);
+  return at(modelBestOfCurve(study.candidates), trials) /
+         *std::max_element(percents.begin(), percents.end());
+}
+
 void printConvergenceHeader(std::FILE *out, int trials) {
   fmt::print(out, "{:<20} {:>10} {:>8} {:>11} {:>6} {:>13} {:>13} {:>13}\n",
-             "layer", "candidates", "best", fmt::format("best of {}", trials),
+             "problem", "candidates", "best", fmt::format("best of {}", trials),
              "ratio", fmt::format("expect({},.5)", trials),
              fmt::format("expect({},.9)", trials),
              fmt::format("model, {}", trials));
@@ -177,7 +198,7 @@ void printConvergenceRow(std::FILE *out, const ConvergenceStudy &study,
   fmt::print(out,
              "{:<20} {:>10} {:7.1f}% {:10.1f}% {:6.3f} {:12.1f}% {:12.1f}% "
              "{:12.1f}%\n",
-             study.layer.name, study.candidates.size(), best,
+             study.problem.name, study.candidates.size(), best,
              at(bestOfCurve(percents), trials), bestOfRatio(study, trials),
              at(expectCurve(percents, 0.5), trials),
              at(expectCurve(percents, 0.9), trials),
@@ -197,9 +218,9 @@ nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
                             {"gflops", candidate.gflops},
                             {"percentOfPeak", candidate.percentOfPeak},
                             {"modelCost", candidate.modelCost}});
-    layers.push_back({{"name", study.layer.name},
-                      {"shape", tools::formatShape(study.layer.params)},
-                      {"mflop", tools::workMflop(study.layer.params)},
+    layers.push_back({{"name", study.problem.name},
+                      {"shape", study.problem.shape},
+                      {"mflop", study.problem.mflop},
                       {"rejected", study.rejected},
                       {"candidates", std::move(candidates)},
                       {"bestOf", bestOfCurve(percents)},

@@ -8,9 +8,10 @@
 //                       [--threads N] [--trials N] [--rounds N] [--seed N]
 //                       [--json F] [--csv F] [--epilogue-cost]
 //   ttile-bench compare --smoke [--epilogue-cost]
-//   ttile-bench convergence (--net NAME | --layer DESC)... [--candidates N]
-//                           [--trials N] [--per-run-weights] [--seed N]
-//                           [--json F]
+//   ttile-bench convergence (--net NAME | --layer DESC | --set NAME
+//                            | --einsum E --sizes S)... [--case N]...
+//                           [--candidates N] [--trials N] [--per-run-weights]
+//                           [--seed N] [--json F]
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
 //   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case N]...
@@ -39,7 +40,7 @@
 //
 // convergence: the distribution of random candidates, best-of-n and
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
-// table is at n = --trials.
+// table is at n = --trials. It takes layers and contractions alike.
 //
 // matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
 // problem, in this process (MatMulBench.h); the sets are those of
@@ -146,6 +147,24 @@ std::vector<tools::NamedLayer> layersOf(const Options &options) {
     for (tools::NamedLayer &layer : networkLayers)
       layers.push_back(std::move(layer));
   return layers;
+}
+
+/// The contractions to measure: those of each --set (only the --case ones,
+/// when given), then each --einsum with its --sizes.
+std::vector<tools::NamedContraction> contractionsOf(const Options &options) {
+  std::vector<tools::NamedContraction> problems;
+  for (const std::string &set : options.contractionSets)
+    for (tools::NamedContraction &problem : tools::contractionSet(set))
+      if (options.cases.empty() ||
+          std::count(options.cases.begin(), options.cases.end(),
+                     problem.tccgId) > 0)
+        problems.push_back(std::move(problem));
+  if (options.einsums.size() != options.sizes.size())
+    throw CLI::ValidationError("--sizes", "give each --einsum its --sizes");
+  for (size_t i = 0; i < options.einsums.size(); ++i)
+    problems.push_back(
+        tools::parseContraction(options.einsums[i], options.sizes[i]));
+  return problems;
 }
 
 void writeFile(const std::string &path, const std::string &text) {
@@ -331,23 +350,33 @@ int runConvergence(const Options &options) {
   convergence.candidates = options.candidates;
   convergence.seed = options.seed;
   convergence.constantWeights = !options.perRunWeights;
+  std::vector<bench::StudiedProblem> problems;
+  for (const tools::NamedLayer &layer : layersOf(options))
+    problems.push_back(bench::studiedLayer(layer, convergence));
+  for (const tools::NamedContraction &contraction : contractionsOf(options))
+    problems.push_back(bench::studiedContraction(contraction, convergence));
+  if (problems.empty())
+    throw CLI::ValidationError("--net/--layer/--set/--einsum",
+                               "give at least one problem");
   const bench::Machine machine = bench::thisMachine();
-  std::printf("%s\n%d random candidates per layer, seed %llu, weights %s; "
+  std::printf("%s\n%d random candidates per problem, seed %llu, weights %s; "
               "%% of peak\n\n",
               bench::describe(machine).c_str(), options.candidates,
               static_cast<unsigned long long>(options.seed),
               convergence.constantWeights ? "constant" : "per run");
   bench::printConvergenceHeader(stdout, options.trials);
   std::vector<bench::ConvergenceStudy> studies;
-  int close = 0;
-  for (const tools::NamedLayer &layer : layersOf(options)) {
-    studies.push_back(bench::studyConvergence(layer, convergence));
+  int close = 0, modelClose = 0;
+  for (const bench::StudiedProblem &problem : problems) {
+    studies.push_back(bench::studyConvergence(problem, convergence));
     bench::printConvergenceRow(stdout, studies.back(), options.trials);
     close += bench::bestOfRatio(studies.back(), options.trials) >= 0.95;
+    modelClose += bench::modelBestOfRatio(studies.back(), options.trials) >= 0.95;
   }
   std::printf("\nthe expected best of %d is within 5%% of the best of all on "
-              "%d of %zu layers\n",
-              options.trials, close, studies.size());
+              "%d of %zu problems; the model-ranked best of %d on %d\n",
+              options.trials, close, studies.size(), options.trials,
+              modelClose);
   if (!options.json.empty())
     // Compact: every candidate of every layer, a megabyte indented.
     writeFile(options.json,
@@ -362,6 +391,24 @@ void addLayerOptions(CLI::App &command, Options &options) {
   command.add_option("--layer", options.layers,
                      "layer of a network, e.g. Yolo9000-18, or in benchdnn "
                      "notation, e.g. ic64oc64ih56kh3ph1");
+}
+
+/// --set, --case, --einsum and --sizes, for a subcommand that measures
+/// contractions.
+void addContractionOptions(CLI::App &command, Options &options) {
+  command
+      .add_option("--set", options.contractionSets,
+                  "a set of contractions (tools/Common/ContractionShapes.h)")
+      ->check(CLI::IsMember(tools::contractionSetNames()));
+  command
+      .add_option("--case", options.cases,
+                  "only TCCG case N of the sets (repeatable)")
+      ->check(CLI::Range(1, 48));
+  command.add_option("--einsum", options.einsums,
+                     "a contraction: abc,cd->abd or abd-abc-cd (repeatable)");
+  command.add_option("--sizes", options.sizes,
+                     "the sizes of the --einsum in the same position, "
+                     "a:72,b:24,...");
 }
 
 } // namespace
@@ -436,6 +483,7 @@ int main(int argc, char **argv) {
   CLI::App *convergence = app.add_subcommand(
       "convergence", "how fast random search finds good candidates");
   addLayerOptions(*convergence, options);
+  addContractionOptions(*convergence, options);
   convergence
       ->add_option("--candidates", options.candidates,
                    "random candidates measured per layer")
@@ -468,18 +516,7 @@ int main(int argc, char **argv) {
 
   CLI::App *contraction = app.add_subcommand(
       "contraction", "ttile's Contraction against TTGT and Eigen");
-  contraction
-      ->add_option("--set", options.contractionSets,
-                   "a set of problems (tools/Common/ContractionShapes.h)")
-      ->check(CLI::IsMember(tools::contractionSetNames()));
-  contraction->add_option("--case", options.cases,
-                          "only TCCG case N of the sets (repeatable)")
-      ->check(CLI::Range(1, 48));
-  contraction->add_option("--einsum", options.einsums,
-                          "a problem: abc,cd->abd or abd-abc-cd (repeatable)");
-  contraction->add_option("--sizes", options.sizes,
-                          "the sizes of the --einsum in the same position, "
-                          "a:72,b:24,...");
+  addContractionOptions(*contraction, options);
   contraction->add_option("--threads", options.threads, "of every library")
       ->check(CLI::Range(1, 1024));
   contraction
@@ -499,18 +536,7 @@ int main(int argc, char **argv) {
                .c_str(),
            1);
     if (*contraction) {
-      std::vector<tools::NamedContraction> problems;
-      for (const std::string &set : options.contractionSets)
-        for (tools::NamedContraction &problem : tools::contractionSet(set))
-          if (options.cases.empty() ||
-              std::count(options.cases.begin(), options.cases.end(),
-                         problem.tccgId) > 0)
-            problems.push_back(std::move(problem));
-      if (options.einsums.size() != options.sizes.size())
-        throw CLI::ValidationError("--sizes", "give each --einsum its --sizes");
-      for (size_t i = 0; i < options.einsums.size(); ++i)
-        problems.push_back(
-            tools::parseContraction(options.einsums[i], options.sizes[i]));
+      std::vector<tools::NamedContraction> problems = contractionsOf(options);
       if (problems.empty())
         throw CLI::ValidationError("--set/--einsum", "give at least one");
       return bench::benchContractions(problems,
@@ -539,11 +565,11 @@ int main(int argc, char **argv) {
                                    "give at least one layer, or --smoke");
       return runCompare(options);
     }
+    if (*convergence)
+      return runConvergence(options);
     std::vector<tools::NamedLayer> layers = layersOf(options);
     if (layers.empty())
       throw CLI::ValidationError("--net/--layer", "give at least one layer");
-    if (*convergence)
-      return runConvergence(options);
     if (*strategies) {
       std::printf("%-14s %4s %12s %12s %8s  %s\n", "layer", "seed",
                   "random GF/s", "model GF/s", "ratio", "winner");

@@ -77,7 +77,7 @@ RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *rawContext,
     if (Ort::ConstValue bias = context.GetInput(2))
       args.bias = bias.GetTensorData<float>();
   if (node.residual)
-    args.residual = context.GetInput(3).GetTensorData<float>();
+    args.residual = context.GetInput(kResidualInput).GetTensorData<float>();
   args.output =
       context.GetOutput(0, node.outputShape).GetTensorMutableData<float>();
   if (!settings.sessionThreads)

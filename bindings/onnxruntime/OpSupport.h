@@ -103,6 +103,9 @@ struct NodeRun {
 RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *context,
                   const NodeRun &node, const SessionSettings &settings);
 
+/// Input 3 of every op of the domain (NodeRun).
+inline constexpr int kResidualInput = 3;
+
 /// The base of every op of the domain: FP32 inputs and outputs, the first
 /// `RequiredInputs` required and the rest optional, and kernels created
 /// and computed with errors turned into statuses, "ttile.<Name> (node N):
@@ -110,8 +113,28 @@ RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *context,
 /// compute(OrtKernelContext *).
 template <class Op, class Kernel, size_t Inputs, size_t RequiredInputs>
 struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
-  explicit TtileOp(const SessionSettings &settings) : settings(settings) {}
+  explicit TtileOp(const SessionSettings &settings) : settings(settings) {
+    // The output may take the residual's memory, where the residual is
+    // read by nothing after this node: ttile adds a residual in place
+    // (RunArgs), and a memory-bound layer then reads the output's lines
+    // once, for the residual, rather than the residual and the output
+    // both (ResNet-50's 1x1 expansions).
+    OrtCustomOp::GetMayInplace = &residualMayBeOutput;
+    OrtCustomOp::ReleaseMayInplace = &releaseInplaceMap;
+  }
   SessionSettings settings;
+
+  static size_t residualMayBeOutput(int **inputIndex, int **outputIndex) {
+    // Allocated with new[]: ONNX Runtime hands them back to
+    // releaseInplaceMap.
+    *inputIndex = new int[1]{kResidualInput};
+    *outputIndex = new int[1]{0};
+    return 1;
+  }
+  static void releaseInplaceMap(int *inputIndex, int *outputIndex) {
+    delete[] inputIndex;
+    delete[] outputIndex;
+  }
 
   OrtStatusPtr CreateKernelV2(const OrtApi &api, const OrtKernelInfo *info,
                               void **kernel) const {

@@ -94,6 +94,7 @@ class RewriteTest(unittest.TestCase):
     def test_every_pattern_in_both_layouts(self):
         expected_activation = {
             "conv_relu": b"Relu", "conv_add_relu": b"Relu",
+            "residual_block": b"Relu",
             "conv_clip": b"Clip", "conv_leaky_relu": b"LeakyRelu",
             "conv_silu": b"SiLU", "depthwise": b"Clip", "dilation": b"Relu",
             "groups": None, "auto_pad": b"Sigmoid",

@@ -252,6 +252,13 @@ def pattern(name):
     elif name == "conv_add_relu":
         y = g.conv(x, 8, 8, 3, bias=True, bn=False)
         y = g.node("Relu", [g.node("Add", [y, x])])
+    elif name == "residual_block":
+        # ResNet's block: its skip is computed (not a graph input), read
+        # last by the Add, so the output may take its memory (in place).
+        a = g.node("Relu", [g.conv(x, 8, 16, 1, bias=True, bn=False)])
+        y = g.node("Relu", [g.conv(a, 16, 16, 3, bias=True, bn=False)])
+        y = g.conv(y, 16, 16, 1, bias=True, bn=False)
+        y = g.node("Relu", [g.node("Add", [y, a])])
     elif name == "conv_clip":
         y = g.clip(g.conv(x, 8, 16, 1, bn=False), 0, 6)
     elif name == "conv_leaky_relu":
@@ -315,8 +322,8 @@ def pattern(name):
         raise KeyError(name)
     return g.model(shape, y, name)
 
-PATTERNS = ["conv_relu", "conv_add_relu", "conv_clip", "conv_leaky_relu",
-            "conv_silu", "depthwise", "dilation", "groups", "auto_pad",
+PATTERNS = ["conv_relu", "conv_add_relu", "residual_block", "conv_clip",
+            "conv_leaky_relu", "conv_silu", "depthwise", "dilation", "groups", "auto_pad",
             "batchnorm_chain", "unsupported_conv"]
 # Gemm and MatMul nodes, to ttile.MatMul.
 PRODUCT_PATTERNS = ["gemm_fc", "matmul_linear", "matmul_batched",

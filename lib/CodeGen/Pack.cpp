@@ -56,11 +56,11 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
 
   // One loop per axis in the packed order. The innermost axis is contiguous
   // in the buffer; where it is in the source too, it is copied a vector at a
-  // time (masked at the tile's and the tensor's ends), since scalar copies
-  // between pointers that may alias are left scalar by the optimizer.
+  // time (masked at the tile's and the tensor's ends, and for a zero-padded
+  // source, where it reads the padding), since scalar copies between
+  // pointers that may alias are left scalar by the optimizer.
   const int innermost = axisOrder.back();
-  const bool vectorCopy = cx.lanes > 1 && !source.zeroPadded &&
-                          source.strides[innermost] == 1 &&
+  const bool vectorCopy = cx.lanes > 1 && source.strides[innermost] == 1 &&
                           buffer.strides[innermost] == 1;
   std::vector<llvm::Value *> position(tensor.axes.size());
 
@@ -98,9 +98,52 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
     b.CreateAlignedStore(value, packedPointer(), kElementAlign);
   };
 
+  auto lanesBelow = [&](llvm::Value *limit) {
+    return b.CreateICmpSLT(cx.laneIndices(),
+                           b.CreateVectorSplat(cx.lanes, limit));
+  };
+
+  // A zero-padded source: the lanes inside the tensor (the row inside
+  // every padded axis, and each lane's own index inside the innermost axis)
+  // are loaded, the others are zeros, and none is addressed: a masked load
+  // reads only its lanes. The planar family's image (NCHW) is padded along
+  // its contiguous axis; an element at a time, its copy took as long as the
+  // convolution.
+  auto copyPaddedVector = [&](llvm::Value *inTile) {
+    auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
+    std::vector<llvm::Value *> index = sourceIndices();
+    llvm::Value *offset = cx.constant(0);
+    llvm::Value *rowInside = b.getTrue();
+    for (size_t a = 0; a < tensor.axes.size(); ++a) {
+      offset = b.CreateAdd(offset,
+                           b.CreateMul(index[a], cx.constant(source.strides[a])));
+      if (static_cast<int>(a) != innermost && tensor.axes[a].zeroPadded)
+        rowInside = b.CreateAnd(
+            rowInside,
+            b.CreateICmpULT(index[a], cx.constant(tensor.axes[a].extent)));
+    }
+    llvm::Value *laneIndex = b.CreateAdd(
+        b.CreateVectorSplat(cx.lanes, index[innermost]), cx.laneIndices());
+    llvm::Value *inside = b.CreateICmpULT(
+        laneIndex,
+        b.CreateVectorSplat(cx.lanes,
+                            cx.constant(tensor.axes[innermost].extent)));
+    llvm::Value *read = b.CreateAnd(
+        b.CreateAnd(inside, b.CreateVectorSplat(cx.lanes, rowInside)),
+        lanesBelow(inTile));
+    llvm::Value *value = b.CreateMaskedLoad(
+        vectorType, b.CreateGEP(cx.f32, source.base, offset), kElementAlign,
+        read, llvm::Constant::getNullValue(vectorType));
+    b.CreateMaskedStore(value, packedPointer(), kElementAlign,
+                        lanesBelow(inTile));
+  };
+
   // Lanes past the tile are not stored (they belong to the next row of the
   // buffer); lanes past the tensor's end, in a partial tile, store zeros.
   auto copyVector = [&] {
+    if (source.zeroPadded)
+      return copyPaddedVector(b.CreateSub(cx.constant(buffer.extents[innermost]),
+                                          position[innermost]));
     auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
     llvm::Value *from = sourcePointer(cx, source, tensorIndex, sourceIndices());
     if (buffer.extents[innermost] % cx.lanes == 0 &&
@@ -110,10 +153,6 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
           kElementAlign);
       return;
     }
-    auto lanesBelow = [&](llvm::Value *limit) {
-      return b.CreateICmpSLT(cx.laneIndices(),
-                             b.CreateVectorSplat(cx.lanes, limit));
-    };
     llvm::Value *inTile = b.CreateSub(
         cx.constant(buffer.extents[innermost]), position[innermost]);
     llvm::Value *inTensor = inTile;

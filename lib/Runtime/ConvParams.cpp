@@ -107,6 +107,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
     shape.outW = shape.inputW = 1;
   }
   shape.groups = p.groups;
+  shape.planar = runsPlanar(p);
   shape.bias = true;
   shape.constantWeights = p.constantWeights;
   shape.residual = p.residual;
@@ -126,8 +127,9 @@ cache::CacheKey ConvProblem::cacheKey() const {
     key.add(field.name, params_.*field.member);
   // The kernel's layout, not the problem's: an NCHW problem runs the NHWC
   // kernel between conversions (LayoutConversion.h), so both layouts share
-  // one tuning.
-  key.add("layout", layoutName(Layout::NHWC));
+  // one tuning, but for the planar kernels of NCHW depthwise convolutions.
+  key.add("layout", layoutName(runsPlanar(params_) ? Layout::NCHW
+                                                   : Layout::NHWC));
   addEpilogueKey(key, spec_.epilogue, params_.residual);
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));

@@ -56,6 +56,16 @@ inline bool isDepthwise(const Conv2DParams &params) {
   return params.groups > 1 && params.C == params.groups;
 }
 
+/// A depthwise convolution in NCHW without channel multiplier and with
+/// strideW = 1: its kernels compute on the caller's planes
+/// (spec::ConvShape::planar, the planar microkernels vectorize the rows),
+/// with no layout conversion. On 256 channels at 28x28 (3x3, padding 1)
+/// the converted run took 212 us, its NHWC kernel 35 of them.
+inline bool runsPlanar(const Conv2DParams &params) {
+  return params.layout == Layout::NCHW && isDepthwise(params) &&
+         params.K == params.C && params.strideW == 1;
+}
+
 /// A 1x1 convolution over every pixel, one group: in NHWC it multiplies
 /// the N*H*W x C matrix of pixels by the C x K weights. Its spec is built
 /// as a convolution over one column of N*H*W pixels, the same memory, so

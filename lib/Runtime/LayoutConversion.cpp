@@ -176,7 +176,7 @@ void kcrsToRsck(const float *src, int64_t K, int64_t C, int64_t RS,
 
 LayoutConversion::LayoutConversion(const ConvProblem &problem) {
   const Conv2DParams &params = problem.params();
-  nchw_ = params.layout == Layout::NCHW;
+  nchw_ = params.layout == Layout::NCHW && !runsPlanar(params);
   images_ = params.N;
   channels_ = params.C;
   inputPixels_ = params.H * params.W;

@@ -74,6 +74,21 @@ MicrokernelFamily depthwiseFamily(const spec::Spec &spec,
                               {family.reuseDim, nameOf(spec, rows[0].window)}});
 }
 
+MicrokernelFamily planarFamily(const spec::Spec &spec, spec::DimId vector,
+                               int image) {
+  std::vector<SlidingAxis> rows = imageRows(spec, image);
+  if (rows[1].output != vector)
+    throw noFamily(spec, "its output's last index '" + nameOf(spec, vector) +
+                             "' slides in " + spec.tensors[image].name +
+                             ", but not along its last sliding axis");
+  const MicrokernelFamily &family = MicrokernelFamily::planar();
+  return family.withDimNames({{family.vectorDim, nameOf(spec, vector)},
+                              {"s", nameOf(spec, rows[1].window)},
+                              {family.combinationDim,
+                               nameOf(spec, rows[0].output)},
+                              {family.reuseDim, nameOf(spec, rows[0].window)}});
+}
+
 MicrokernelFamily conv2dFamily(const spec::Spec &spec, spec::DimId vector,
                                int vectorInput, int image) {
   std::vector<SlidingAxis> rows = imageRows(spec, image);
@@ -139,6 +154,8 @@ MicrokernelFamily familyOf(const spec::Spec &spec) {
                              "' is in neither input");
   const int vectorInput = inFirst ? inputs[0] : inputs[1];
   const int broadcastInput = inFirst ? inputs[1] : inputs[0];
+  if (!slidingAxes(spec, spec.tensors[vectorInput]).empty())
+    return planarFamily(spec, vector, vectorInput);
   if (slidingAxes(spec, spec.tensors[broadcastInput]).empty())
     return matmulFamily(spec);
   return conv2dFamily(spec, vector, vectorInput, broadcastInput);

@@ -14,6 +14,10 @@
 //    input with two sliding axes (an output index plus a window index);
 //    the later one in memory gives w and s, the earlier one's window index
 //    is the reuse loop r;
+//  - one input indexed by it, which slides a window along it (a depthwise
+//    convolution in NCHW: the image's rows are vectors): the planar
+//    family. The image's other sliding axis gives h and r, its last one w
+//    (the vectorized index) and s;
 //  - one input indexed by it (the reused operand: weights, B), the other
 //    broadcast: gemm-shaped. With two sliding axes in the broadcast
 //    operand, the conv2d family: the earlier axis gives h and r, the later

@@ -7,7 +7,8 @@
 //   U(s_s,s) U(s_r,r) U(s_c,c) U(s_w,w) U(s_h,h) U(s_k,k) V(k)
 //
 // for a convolution, U(s_s,s) U(s_w,w) U(s_g,g) V(g) for a depthwise one,
-// or U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
+// U(s_s,s) U(s_h,h) U(s_w,w) V(w) for a depthwise one in NCHW (planar), or
+// U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
 // are data here, as in XNNPACK: one family description per operator says
 // which dimensions unroll, in which order, which one is vectorized, which
 // one two microkernels may be combined along (the Lambda dimension), and
@@ -47,6 +48,12 @@ struct MicrokernelFamily {
   /// every other, so that the tiles walk the layout in memory order: for a
   /// memory-bound family (SearchSpace.h, item 3).
   bool vectorLoopsInnermost = false;
+  /// Whether every multiply-add loads a vector of its own (the planar
+  /// family: each window tap reads a shifted row), so that loads, not the
+  /// multiply-adds' latency, bound it: fewer accumulators suffice, and the
+  /// candidates go down to half the register file's lower bounds
+  /// (MicrokernelSpace.h).
+  bool loadBound = false;
   /// The problem a microkernel of the family is measured on alone
   /// (MicrokernelBench.h), given the size of each of the family's own
   /// dimensions: the unrolled ones and the reuse one.
@@ -63,6 +70,9 @@ struct MicrokernelFamily {
   static const MicrokernelFamily &conv2d();
   static const MicrokernelFamily &matmul();
   static const MicrokernelFamily &depthwise();
+  static const MicrokernelFamily &planar();
+  /// Every family, conv2d first.
+  static const std::vector<const MicrokernelFamily *> &all();
   /// The family called `name`; nullptr for none.
   static const MicrokernelFamily *find(std::string_view name);
 };

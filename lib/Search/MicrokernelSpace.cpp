@@ -45,7 +45,8 @@ bool contains(const std::vector<std::string> &dims, const std::string &dim) {
 /// compares no strings.
 class RegisterModel {
 public:
-  explicit RegisterModel(const MicrokernelFamily &family) {
+  explicit RegisterModel(const MicrokernelFamily &family)
+      : loadBound_(family.loadBound) {
     for (size_t i = 0; i < family.unrolled.size(); ++i) {
       const std::string &dim = family.unrolled[i];
       Role role = contains(family.windowDims, dim)   ? Role::Window
@@ -96,9 +97,10 @@ public:
       windowAboveOne = factor;
     }
     RegisterUse registers = use(factors);
-    return registers.output >= bounds.minOutput &&
+    const int divisor = loadBound_ ? 2 : 1;
+    return registers.output >= bounds.minOutput / divisor &&
            registers.output <= bounds.maxOutput &&
-           registers.total() >= bounds.minTotal &&
+           registers.total() >= bounds.minTotal / divisor &&
            registers.total() <= bounds.maxTotal;
   }
 
@@ -107,6 +109,7 @@ private:
   enum class Role { Output, Parameter, Window };
   std::vector<Role> roles_;
   size_t vector_ = 0;
+  bool loadBound_;
 };
 
 } // namespace

@@ -10,7 +10,8 @@
 //
 // the output accumulators and the vectors of the other vectorized operand.
 // The bounds on both are data, one named instance per register file, so
-// that another ISA is a new instance, not new code.
+// that another ISA is a new instance, not new code. A load-bound family
+// (MicrokernelFamily::loadBound) takes half the lower bounds.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_MICROKERNELSPACE_H

@@ -70,8 +70,9 @@ StageResult runOfflineStage(const MicrokernelFamily &family,
                             const StageOptions &options = {});
 
 /// The classes of paper 4.1: the microkernels at or above `threshold` times
-/// the best one's percentage, grouped by their factors on every dimension
-/// but the combination one. Best class first.
+/// the best one's percentage (of the best with the same window sizes, for
+/// a load-bound family), grouped by their factors on every dimension but
+/// the combination one. Best class first.
 std::vector<MicrokernelClass>
 formClasses(const MicrokernelFamily &family,
             const std::vector<MeasuredMicrokernel> &measured, double threshold);

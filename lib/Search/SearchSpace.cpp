@@ -69,9 +69,17 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
       family.unrolled.begin());
   for (int t : spec.inputIndices()) {
     const spec::Tensor &tensor = spec.tensors[t];
-    if (tensor.uses(spec.dimId(family.vectorDim)) &&
-        !tensor.uses(spec.dimId(family.combinationDim)))
+    if (!tensor.uses(spec.dimId(family.vectorDim)))
+      continue;
+    if (!tensor.uses(spec.dimId(family.combinationDim)))
       packedTensor_ = t;
+    // A vector load cannot mix padding with elements (Scheme/Validate.h):
+    // an input zero-padded along the vectorized dimension (the planar
+    // family's image) is read from a packed copy that holds the zeros.
+    if (tensor.axes.back().zeroPadded) {
+      packedTensor_ = t;
+      packedForPadding_ = true;
+    }
   }
   if (packedTensor_) {
     const spec::Tensor &tensor = spec.tensors[*packedTensor_];
@@ -276,7 +284,7 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
                             std::mt19937_64 &random) const {
   if (!packedTensor_)
     return;
-  const bool mustPack = !transposingOrder_.empty();
+  const bool mustPack = !transposingOrder_.empty() || packedForPadding_;
   if (!mustPack && packBudgetBytes_ <= 0)
     return;
   const spec::Tensor &tensor = spec_.tensors[*packedTensor_];
@@ -325,8 +333,11 @@ void SearchSpace::maybePack(std::vector<scheme::Atom> &atoms, size_t end,
     } else if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atoms[p])) {
       reused = reused || reuses(lambda->dim);
     }
-    // Atom p is the outermost loop below a Pack inserted at p.
-    if (p <= lowest && reused && bytesOver(extent) <= packBudgetBytes_)
+    // Atom p is the outermost loop below a Pack inserted at p. A copy for
+    // the padding reads every element once wherever it is; higher, it
+    // copies the rows two tiles share once.
+    if (p <= lowest && (reused || packedForPadding_) &&
+        bytesOver(extent) <= packBudgetBytes_)
       positions.push_back(p);
   }
   // A transposing copy must be somewhere: right above the reuse loop, where

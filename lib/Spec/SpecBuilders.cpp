@@ -111,7 +111,13 @@ Spec conv2d(const ConvShape &shape) {
                   ") does not divide " + field + " (" +
                   std::to_string(channels) + ")");
 
-  const bool grouped = shape.groups > 1;
+  // A planar spec has a g even for one channel: the planar microkernels
+  // are measured on one plane (Search/Microkernel.h).
+  const bool grouped = shape.groups > 1 || shape.planar;
+  if (shape.planar && !(shape.C == shape.groups && shape.K == shape.groups &&
+                        shape.strideW == 1))
+    throw Error("conv2d: a planar (NCHW) spec is a depthwise convolution "
+                "without channel multiplier and with strideW = 1");
   Spec spec;
   // One input channel per group: the depthwise microkernels fit it
   // (Search/Microkernel.h), not the convolution's. Its c would have size 1,
@@ -159,18 +165,27 @@ Spec conv2d(const ConvShape &shape) {
                   shape.dilationW, shape.padLeft, shape.padRight, shape.inputW,
                   "width (outW-1)*strideW + (S-1)*dilationW + 1");
 
-  spec.tensors = {
-      tensor("O", TensorRole::Output,
-             withChannels({plain("n"), plain("h"), plain("w")}, "k")),
-      tensor("I", TensorRole::Input,
-             withChannels({plain("n"), std::move(inputRow),
-                           std::move(inputColumn)},
-                          "c")),
-      tensor("W", TensorRole::Input,
-             withChannels(depthwise ? std::vector{plain("r"), plain("s")}
-                                    : std::vector{plain("r"), plain("s"),
-                                                  plain("c")},
-                          "k"))};
+  if (shape.planar)
+    spec.tensors = {
+        tensor("O", TensorRole::Output,
+               {plain("n"), plain("g"), plain("h"), plain("w")}),
+        tensor("I", TensorRole::Input,
+               {plain("n"), plain("g"), std::move(inputRow),
+                std::move(inputColumn)}),
+        tensor("W", TensorRole::Input, {plain("g"), plain("r"), plain("s")})};
+  else
+    spec.tensors = {
+        tensor("O", TensorRole::Output,
+               withChannels({plain("n"), plain("h"), plain("w")}, "k")),
+        tensor("I", TensorRole::Input,
+               withChannels({plain("n"), std::move(inputRow),
+                             std::move(inputColumn)},
+                            "c")),
+        tensor("W", TensorRole::Input,
+               withChannels(depthwise ? std::vector{plain("r"), plain("s")}
+                                      : std::vector{plain("r"), plain("s"),
+                                                    plain("c")},
+                            "k"))};
   spec.tensors.back().constant = shape.constantWeights;
   if (shape.bias)
     spec.tensors.push_back(

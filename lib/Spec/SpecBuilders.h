@@ -36,6 +36,11 @@ namespace ttile::spec {
 /// multiplier K/groups = M > 1, k runs over it *outside* g: O[n, h, w, k, g],
 /// W[r, s, k, g], B[k, g], which is not the NHWK and RSCK memory order (that
 /// has g outside k); the caller converts (Runtime/LayoutConversion.h).
+///
+/// Planar (`planar`, a depthwise convolution without multiplier): the
+/// layout of ONNX and PyTorch, each channel a plane, O[n, g, h, w],
+/// I[n, g, ., .], W[g, r, s], B[g]. Its microkernels vectorize w, which
+/// needs coefficient 1 in the input: strideW = 1.
 struct ConvShape {
   int64_t N = 1, K = 1, C = 1, outH = 1, outW = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
@@ -48,6 +53,8 @@ struct ConvShape {
   /// The weights are a constant tensor (Spec.h: Tensor::constant).
   bool constantWeights = false;
   bool residual = false;
+  /// NCHW for a depthwise convolution: see "Planar" above.
+  bool planar = false;
   Epilogue epilogue = {};
 };
 Spec conv2d(const ConvShape &shape);

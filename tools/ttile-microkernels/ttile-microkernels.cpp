@@ -223,8 +223,11 @@ int main(int argc, char **argv) {
                "their classes for the search (the offline stage).",
                "ttile-microkernels");
   Options options;
+  std::vector<std::string> familyNames;
+  for (const MicrokernelFamily *family : MicrokernelFamily::all())
+    familyNames.push_back(family->name);
   app.add_option("--family", options.family, "the operator")
-      ->check(CLI::IsMember({"conv2d", "depthwise", "matmul"}));
+      ->check(CLI::IsMember(familyNames));
   app.add_flag("--quick", options.quick,
                "measure only the candidates unrolled along the vectorized and "
                "combination dimensions");

@@ -639,6 +639,70 @@ TEST_F(Conv2DTest, LayoutsShareTheirTuningAndNchwReportsRunEndToEnd) {
   reference.expectMatches(reference.run(nchw));
 }
 
+// A depthwise convolution in NCHW without multiplier and with strideW = 1
+// runs planar kernels on the caller's buffers: no conversion, its own
+// tuning (the cache key holds the kernel's layout, NCHW), and the same
+// results as the reference, with padding on any side, dilation, a taller
+// stride, constant weights, every epilogue and the residual in place.
+TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
+  std::vector<NamedCase> cases;
+  auto depthwise = [](int64_t channels, int64_t size, int64_t window) {
+    Conv2DParams p;
+    p.layout = Layout::NCHW;
+    p.N = 2; p.C = p.K = p.groups = channels;
+    p.H = size; p.W = size + 3; p.R = p.S = window;
+    return p;
+  };
+  {
+    Conv2DParams p = depthwise(8, 9, 3);
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+    cases.push_back({"3x3 padding 1", p});
+  }
+  {
+    Conv2DParams p = depthwise(5, 7, 5);
+    p.padTop = 2; p.padLeft = 1; p.padBottom = 0; p.padRight = 3;
+    p.dilationW = 2; p.strideH = 2;
+    p.activation = Activation::Clamp; p.alpha = -0.5f; p.beta = 0.5f;
+    cases.push_back({"5x5, uneven padding, dilation, stride along h", p});
+  }
+  {
+    Conv2DParams p = depthwise(3, 20, 3);
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+    p.constantWeights = true;
+    p.residual = true;
+    p.activation = Activation::SiLU;
+    cases.push_back({"constant weights, residual, rows of 23", p});
+  }
+  for (const NamedCase &c : cases) {
+    SCOPED_TRACE(c.name);
+    const Conv2DParams &p = c.params;
+    ASSERT_TRUE(runtime::runsPlanar(p));
+    Conv2D conv(p);
+    conv.tune(quickTune());
+    EXPECT_EQ(conv.tuneInfo().conversionSeconds, 0);
+    EXPECT_NE(conv.scheme().find("V(w)"), std::string::npos) << conv.scheme();
+    ConvCase reference(p);
+    if (p.constantWeights)
+      conv.setWeights(reference.weights.data());
+    reference.expectMatches(reference.run(conv));
+    if (p.residual)
+      reference.expectMatches(reference.runInPlace(conv));
+  }
+  // Not planar: a multiplier, or a stride along w; converted as before.
+  Conv2DParams multiplier = depthwise(4, 6, 3);
+  multiplier.K = 8;
+  Conv2DParams strided = depthwise(4, 6, 3);
+  strided.strideW = 2;
+  for (const Conv2DParams &p : {multiplier, strided}) {
+    EXPECT_FALSE(runtime::runsPlanar(p));
+    Conv2D conv(p);
+    conv.tune(quickTune());
+    EXPECT_NE(conv.scheme().find("V(g)"), std::string::npos) << conv.scheme();
+    ConvCase reference(p);
+    reference.expectMatches(reference.run(conv));
+  }
+}
+
 // The faults of the cache (damaged, foreign and unusable records, missing,
 // unwritable and full directories) are CacheFaultTest.cpp's.
 

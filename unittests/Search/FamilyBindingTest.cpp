@@ -87,6 +87,16 @@ TEST(FamilyBinding, DepthwiseConvolutionsBindTheDepthwiseFamily) {
                  MicrokernelFamily::depthwise());
 }
 
+TEST(FamilyBinding, PlanarDepthwiseConvolutionsBindThePlanarFamily) {
+  MicrokernelFamily family = expectBoundByStructure(spec::conv2d(
+      {.N = 2, .K = 24, .C = 24, .outH = 7, .outW = 30, .R = 5, .S = 3,
+       .strideH = 2, .dilationW = 2, .padTop = 2, .padLeft = 1, .groups = 24,
+       .bias = true, .residual = true, .planar = true}));
+  expectOwnNames(family, MicrokernelFamily::planar());
+  EXPECT_EQ(family.windowDims, (std::vector<std::string>{"s"}));
+  EXPECT_TRUE(family.loadBound);
+}
+
 TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
   expectOwnNames(expectBoundByStructure(spec::matmul(4, 4, 4)),
                  MicrokernelFamily::matmul());

@@ -334,6 +334,36 @@ TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   }
 }
 
+TEST(SearchSpace, PlanarImagesArePackedWhereZeroPadded) {
+  // MobileNet's 3x3 depthwise layer at 56x56 in NCHW: every sample reads
+  // the padded image from a packed copy (Validate.h), and validates.
+  spec::ConvShape shape{.K = 32, .C = 32, .outH = 56, .outW = 56, .R = 3,
+                        .S = 3, .padTop = 1, .padLeft = 1, .padBottom = 1,
+                        .padRight = 1, .groups = 32, .planar = true};
+  spec::Spec spec = spec::conv2d(shape);
+  const MicrokernelFamily &family = familyOf(spec);
+  ASSERT_EQ(family.name, "planar");
+  // Factors s, h, w (w in vectors), h left 0.
+  std::vector<MicrokernelClass> classes = {{{{3, 0, 2}}, {4, 7, 8}, 43},
+                                           {{{1, 0, 1}}, {7, 14}, 83}};
+  SearchSpace space(spec, family, classes, kWidth, 1 << 20, /*workers=*/2);
+  EXPECT_FALSE(space.usesFallback());
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 50; ++i) {
+    scheme::Scheme scheme = space.sample(random);
+    std::string text = scheme::printScheme(scheme);
+    EXPECT_NE(text.find("Pack(I)"), std::string::npos) << text;
+    EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth)) << text;
+  }
+  // Unpadded, the image is read in place: no Pack is needed.
+  shape.padTop = shape.padLeft = shape.padBottom = shape.padRight = 0;
+  spec::Spec unpadded = spec::conv2d(shape);
+  SearchSpace inPlace(unpadded, familyOf(unpadded), classes, kWidth, 1 << 20);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(scheme::printScheme(inPlace.sample(random)).find("Pack(I)"),
+              std::string::npos);
+}
+
 TEST(SearchSpace, DepthwiseChannelLoopsSitBelowTheSpatialOnes) {
   // MobileNet-3dw: 128 channels at 56x56. The channels are the layout's
   // innermost axis; every sample walks them innermost.

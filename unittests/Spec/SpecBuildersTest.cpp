@@ -124,6 +124,28 @@ TEST(Conv2dTest, GroupsAndDepthwise) {
                               "groups (4) does not divide C (6)"));
 }
 
+TEST(Conv2dTest, PlanarDepthwise) {
+  Spec planar = conv2d({.K = 32, .C = 32, .outH = 5, .outW = 6, .R = 3,
+                        .S = 3, .padLeft = 1, .groups = 32, .bias = true,
+                        .planar = true});
+  EXPECT_EQ(planar.name, "depthwise");
+  EXPECT_EQ(dimNames(planar), (Names{"n", "g", "h", "w", "r", "s"}));
+  EXPECT_TRUE(planar.str().starts_with(
+      "O[n,g,h,w] += I[n,g,h+r,pad(w+s-1)] * W[g,r,s] + B[g]"))
+      << planar.str();
+  // One plane: a g of size 1, as the planar microkernels are measured.
+  EXPECT_EQ(dimNames(conv2d({.planar = true})),
+            (Names{"n", "g", "h", "w", "r", "s"}));
+  for (ConvShape shape : {ConvShape{.K = 16, .C = 8, .groups = 8},
+                          ConvShape{.K = 8, .C = 8, .strideW = 2, .groups = 8},
+                          ConvShape{.K = 8, .C = 8}}) {
+    shape.planar = true;
+    EXPECT_TRUE(throwsErrorWith([&] { conv2d(shape); },
+                                "a planar (NCHW) spec is a depthwise "
+                                "convolution without channel multiplier"));
+  }
+}
+
 TEST(Conv2dTest, RejectsNonPositiveFields) {
   EXPECT_TRUE(throwsErrorWith([] { conv2d({.K = 0}); },
                               "ConvShape.K must be >= 1, got 0"));

@@ -115,8 +115,8 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
     llvm::Value *offset = cx.constant(0);
     llvm::Value *rowInside = b.getTrue();
     for (size_t a = 0; a < tensor.axes.size(); ++a) {
-      offset = b.CreateAdd(offset,
-                           b.CreateMul(index[a], cx.constant(source.strides[a])));
+      offset = b.CreateAdd(
+          offset, b.CreateMul(index[a], cx.constant(source.strides[a])));
       if (static_cast<int>(a) != innermost && tensor.axes[a].zeroPadded)
         rowInside = b.CreateAnd(
             rowInside,
@@ -125,9 +125,8 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
     llvm::Value *laneIndex = b.CreateAdd(
         b.CreateVectorSplat(cx.lanes, index[innermost]), cx.laneIndices());
     llvm::Value *inside = b.CreateICmpULT(
-        laneIndex,
-        b.CreateVectorSplat(cx.lanes,
-                            cx.constant(tensor.axes[innermost].extent)));
+        laneIndex, b.CreateVectorSplat(
+                       cx.lanes, cx.constant(tensor.axes[innermost].extent)));
     llvm::Value *read = b.CreateAnd(
         b.CreateAnd(inside, b.CreateVectorSplat(cx.lanes, rowInside)),
         lanesBelow(inTile));
@@ -142,8 +141,8 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
   // buffer); lanes past the tensor's end, in a partial tile, store zeros.
   auto copyVector = [&] {
     if (source.zeroPadded)
-      return copyPaddedVector(b.CreateSub(cx.constant(buffer.extents[innermost]),
-                                          position[innermost]));
+      return copyPaddedVector(b.CreateSub(
+          cx.constant(buffer.extents[innermost]), position[innermost]));
     auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
     llvm::Value *from = sourcePointer(cx, source, tensorIndex, sourceIndices());
     if (buffer.extents[innermost] % cx.lanes == 0 &&

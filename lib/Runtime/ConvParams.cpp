@@ -128,8 +128,8 @@ cache::CacheKey ConvProblem::cacheKey() const {
   // The kernel's layout, not the problem's: an NCHW problem runs the NHWC
   // kernel between conversions (LayoutConversion.h), so both layouts share
   // one tuning, but for the planar kernels of NCHW depthwise convolutions.
-  key.add("layout", layoutName(runsPlanar(params_) ? Layout::NCHW
-                                                   : Layout::NHWC));
+  key.add("layout",
+          layoutName(runsPlanar(params_) ? Layout::NCHW : Layout::NHWC));
   addEpilogueKey(key, spec_.epilogue, params_.residual);
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));

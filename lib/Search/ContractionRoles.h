@@ -1,4 +1,4 @@
-//===- Search/ContractionRoles.h - A contraction read as a matmul -*- C++ -*-===//
+//===- Search/ContractionRoles.h - A contraction as a matmul -*- C++ -*-===//
 //
 // A two-input contraction, a matmul among them, runs the matmul family's
 // microkernels, as a convolution does with w = r = s = 1 (thesis 2.2.2;

@@ -29,8 +29,8 @@ std::vector<SlidingAxis> slidingAxes(const spec::Spec &spec,
         spec.isReduction(terms[0].dim) == spec.isReduction(terms[1].dim))
       continue;
     const bool firstIsWindow = spec.isReduction(terms[0].dim);
-    axes.push_back({terms[firstIsWindow ? 1 : 0].dim,
-                    terms[firstIsWindow ? 0 : 1].dim});
+    axes.push_back(
+        {terms[firstIsWindow ? 1 : 0].dim, terms[firstIsWindow ? 0 : 1].dim});
   }
   return axes;
 }
@@ -54,8 +54,7 @@ std::vector<SlidingAxis> imageRows(const spec::Spec &spec, int image) {
   return rows;
 }
 
-MicrokernelFamily depthwiseFamily(const spec::Spec &spec,
-                                  spec::DimId vector) {
+MicrokernelFamily depthwiseFamily(const spec::Spec &spec, spec::DimId vector) {
   std::optional<int> image;
   for (int input : spec.inputIndices())
     if (!slidingAxes(spec, spec.tensors[input]).empty())
@@ -82,11 +81,11 @@ MicrokernelFamily planarFamily(const spec::Spec &spec, spec::DimId vector,
                              "' slides in " + spec.tensors[image].name +
                              ", but not along its last sliding axis");
   const MicrokernelFamily &family = MicrokernelFamily::planar();
-  return family.withDimNames({{family.vectorDim, nameOf(spec, vector)},
-                              {"s", nameOf(spec, rows[1].window)},
-                              {family.combinationDim,
-                               nameOf(spec, rows[0].output)},
-                              {family.reuseDim, nameOf(spec, rows[0].window)}});
+  return family.withDimNames(
+      {{family.vectorDim, nameOf(spec, vector)},
+       {"s", nameOf(spec, rows[1].window)},
+       {family.combinationDim, nameOf(spec, rows[0].output)},
+       {family.reuseDim, nameOf(spec, rows[0].window)}});
 }
 
 MicrokernelFamily conv2dFamily(const spec::Spec &spec, spec::DimId vector,
@@ -108,13 +107,13 @@ MicrokernelFamily conv2dFamily(const spec::Spec &spec, spec::DimId vector,
                              spec.tensors[vectorInput].name +
                              " (a convolution's input channels)");
   const MicrokernelFamily &family = MicrokernelFamily::conv2d();
-  return family.withDimNames({{family.vectorDim, nameOf(spec, vector)},
-                              {family.reuseDim, nameOf(spec, *channels)},
-                              {family.combinationDim,
-                               nameOf(spec, rows[0].output)},
-                              {"r", nameOf(spec, rows[0].window)},
-                              {"w", nameOf(spec, rows[1].output)},
-                              {"s", nameOf(spec, rows[1].window)}});
+  return family.withDimNames(
+      {{family.vectorDim, nameOf(spec, vector)},
+       {family.reuseDim, nameOf(spec, *channels)},
+       {family.combinationDim, nameOf(spec, rows[0].output)},
+       {"r", nameOf(spec, rows[0].window)},
+       {"w", nameOf(spec, rows[1].output)},
+       {"s", nameOf(spec, rows[1].window)}});
 }
 
 MicrokernelFamily matmulFamily(const spec::Spec &spec) {
@@ -124,8 +123,7 @@ MicrokernelFamily matmulFamily(const spec::Spec &spec) {
         spec, "no index plays the matmul microkernel's " +
                   (roles.combination.empty()
                        ? "i (an output index of " +
-                             spec.tensors[roles.broadcastInput].name +
-                             " only)"
+                             spec.tensors[roles.broadcastInput].name + " only)"
                        : std::string("k (a reduction index of both inputs)")) +
                   "; give it one of size 1");
   const MicrokernelFamily &family = MicrokernelFamily::matmul();

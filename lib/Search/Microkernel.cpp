@@ -56,17 +56,27 @@ spec::Spec planarBenchProblem(const std::map<std::string, int64_t> &size) {
 // the layouts once that holds), the vectorized dimension innermost.
 const MicrokernelFamily &MicrokernelFamily::conv2d() {
   static const MicrokernelFamily family{
-      "conv2d",     {"s", "r", "c", "w", "h", "k"}, "k", "h", "c", {"w", "h", "k"},
-      {"r", "s"},   /*vectorLoopsInnermost=*/false, /*loadBound=*/false, conv2dBenchProblem};
+      .name = "conv2d",
+      .unrolled = {"s", "r", "c", "w", "h", "k"},
+      .vectorDim = "k",
+      .combinationDim = "h",
+      .reuseDim = "c",
+      .outputDims = {"w", "h", "k"},
+      .windowDims = {"r", "s"},
+      .benchProblem = conv2dBenchProblem};
   return family;
 }
 
 // The matmul as the convolution with w = r = s = 1 (thesis 2.2.2): i plays
 // h, j plays k and k plays c.
 const MicrokernelFamily &MicrokernelFamily::matmul() {
-  static const MicrokernelFamily family{
-      "matmul", {"k", "i", "j"}, "j", "i", "k", {"i", "j"}, {},
-      /*vectorLoopsInnermost=*/false, /*loadBound=*/false, matmulBenchProblem};
+  static const MicrokernelFamily family{.name = "matmul",
+                                        .unrolled = {"k", "i", "j"},
+                                        .vectorDim = "j",
+                                        .combinationDim = "i",
+                                        .reuseDim = "k",
+                                        .outputDims = {"i", "j"},
+                                        .benchProblem = matmulBenchProblem};
   return family;
 }
 
@@ -82,8 +92,15 @@ const MicrokernelFamily &MicrokernelFamily::matmul() {
 // counts fewer bytes into the L1 for the channel blocks.
 const MicrokernelFamily &MicrokernelFamily::depthwise() {
   static const MicrokernelFamily family{
-      "depthwise", {"s", "w", "g"}, "g", "w", "r", {"w", "g"}, {"s"},
-      /*vectorLoopsInnermost=*/true, /*loadBound=*/false, depthwiseBenchProblem};
+      .name = "depthwise",
+      .unrolled = {"s", "w", "g"},
+      .vectorDim = "g",
+      .combinationDim = "w",
+      .reuseDim = "r",
+      .outputDims = {"w", "g"},
+      .windowDims = {"s"},
+      .vectorLoopsInnermost = true,
+      .benchProblem = depthwiseBenchProblem};
   return family;
 }
 
@@ -95,9 +112,15 @@ const MicrokernelFamily &MicrokernelFamily::depthwise() {
 // multiply-add: loads bound it, and in place (256 channels at 28x28) 4 x 2
 // accumulators ran 73 GFLOP/s where 7 x 2 ran 57.
 const MicrokernelFamily &MicrokernelFamily::planar() {
-  static const MicrokernelFamily family{
-      "planar", {"s", "h", "w"}, "w", "h", "r", {"h", "w"}, {"s"},
-      /*vectorLoopsInnermost=*/false, /*loadBound=*/true, planarBenchProblem};
+  static const MicrokernelFamily family{.name = "planar",
+                                        .unrolled = {"s", "h", "w"},
+                                        .vectorDim = "w",
+                                        .combinationDim = "h",
+                                        .reuseDim = "r",
+                                        .outputDims = {"h", "w"},
+                                        .windowDims = {"s"},
+                                        .loadBound = true,
+                                        .benchProblem = planarBenchProblem};
   return family;
 }
 

@@ -33,9 +33,9 @@ problemSizes(const MicrokernelFamily &family, const Microkernel &kernel,
       size *= options.vectorWidth;
     sizes[dim] = size;
   }
-  sizes[family.reuseDim] =
-      sizes.count(family.reuseDim) ? sizes[family.reuseDim] * options.reuseCount
-                                   : options.reuseCount;
+  sizes[family.reuseDim] = sizes.count(family.reuseDim)
+                               ? sizes[family.reuseDim] * options.reuseCount
+                               : options.reuseCount;
   return sizes;
 }
 

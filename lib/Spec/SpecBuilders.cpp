@@ -178,14 +178,14 @@ Spec conv2d(const ConvShape &shape) {
         tensor("O", TensorRole::Output,
                withChannels({plain("n"), plain("h"), plain("w")}, "k")),
         tensor("I", TensorRole::Input,
-               withChannels({plain("n"), std::move(inputRow),
-                             std::move(inputColumn)},
-                            "c")),
+               withChannels(
+                   {plain("n"), std::move(inputRow), std::move(inputColumn)},
+                   "c")),
         tensor("W", TensorRole::Input,
-               withChannels(depthwise ? std::vector{plain("r"), plain("s")}
-                                      : std::vector{plain("r"), plain("s"),
-                                                    plain("c")},
-                            "k"))};
+               withChannels(
+                   depthwise ? std::vector{plain("r"), plain("s")}
+                             : std::vector{plain("r"), plain("s"), plain("c")},
+                   "k"))};
   spec.tensors.back().constant = shape.constantWeights;
   if (shape.bias)
     spec.tensors.push_back(

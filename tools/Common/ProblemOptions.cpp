@@ -143,12 +143,15 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
   spec::ConvShape shape;
   int64_t planar = 0;
   const std::map<std::string, int64_t *> fields{
-      {"N", &shape.N},          {"K", &shape.K},         {"C", &shape.C},
-      {"outH", &shape.outH},          {"outW", &shape.outW},         {"R", &shape.R},
-      {"S", &shape.S},          {"sh", &shape.strideH},  {"sw", &shape.strideW},
-      {"dh", &shape.dilationH}, {"dw", &shape.dilationW}, {"g", &shape.groups},
-      {"pt", &shape.padTop},    {"pl", &shape.padLeft},  {"pb", &shape.padBottom},
-      {"pr", &shape.padRight},  {"planar", &planar}};
+      {"N", &shape.N},          {"K", &shape.K},
+      {"C", &shape.C},          {"outH", &shape.outH},
+      {"outW", &shape.outW},    {"R", &shape.R},
+      {"S", &shape.S},          {"sh", &shape.strideH},
+      {"sw", &shape.strideW},   {"dh", &shape.dilationH},
+      {"dw", &shape.dilationW}, {"g", &shape.groups},
+      {"pt", &shape.padTop},    {"pl", &shape.padLeft},
+      {"pb", &shape.padBottom}, {"pr", &shape.padRight},
+      {"planar", &planar}};
   // Paddings may be 0; spec::conv2d names any other field that is not >= 1.
   for (const auto &[name, value] :
        parseAssignments("--conv-full", options.convFull, 0)) {

@@ -14,7 +14,8 @@
 //                           [--seed N] [--json F]
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
-//   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case N]...
+//   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case
+//   N]...
 //                           [--threads N] [--trials N] [--rounds N] [--json F]
 //
 // warm-start: what an application pays, in a new process, to construct a
@@ -371,7 +372,8 @@ int runConvergence(const Options &options) {
     studies.push_back(bench::studyConvergence(problem, convergence));
     bench::printConvergenceRow(stdout, studies.back(), options.trials);
     close += bench::bestOfRatio(studies.back(), options.trials) >= 0.95;
-    modelClose += bench::modelBestOfRatio(studies.back(), options.trials) >= 0.95;
+    modelClose +=
+        bench::modelBestOfRatio(studies.back(), options.trials) >= 0.95;
   }
   std::printf("\nthe expected best of %d is within 5%% of the best of all on "
               "%d of %zu problems; the model-ranked best of %d on %d\n",

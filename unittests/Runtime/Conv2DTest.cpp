@@ -649,8 +649,11 @@ TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
   auto depthwise = [](int64_t channels, int64_t size, int64_t window) {
     Conv2DParams p;
     p.layout = Layout::NCHW;
-    p.N = 2; p.C = p.K = p.groups = channels;
-    p.H = size; p.W = size + 3; p.R = p.S = window;
+    p.N = 2;
+    p.C = p.K = p.groups = channels;
+    p.H = size;
+    p.W = size + 3;
+    p.R = p.S = window;
     return p;
   };
   {
@@ -660,9 +663,15 @@ TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
   }
   {
     Conv2DParams p = depthwise(5, 7, 5);
-    p.padTop = 2; p.padLeft = 1; p.padBottom = 0; p.padRight = 3;
-    p.dilationW = 2; p.strideH = 2;
-    p.activation = Activation::Clamp; p.alpha = -0.5f; p.beta = 0.5f;
+    p.padTop = 2;
+    p.padLeft = 1;
+    p.padBottom = 0;
+    p.padRight = 3;
+    p.dilationW = 2;
+    p.strideH = 2;
+    p.activation = Activation::Clamp;
+    p.alpha = -0.5f;
+    p.beta = 0.5f;
     cases.push_back({"5x5, uneven padding, dilation, stride along h", p});
   }
   {

@@ -60,10 +60,19 @@ TEST(FamilyBinding, ConvolutionsBindTheConv2dFamily) {
   expectOwnNames(expectBoundByStructure(testing::paperLayers()[0].spec()),
                  MicrokernelFamily::conv2d());
   // Strided, padded, dilated, batched, with bias and residual.
-  expectOwnNames(expectBoundByStructure(spec::conv2d(
-                     {.N = 2, .K = 32, .C = 8, .outH = 5, .outW = 6, .R = 3,
-                      .S = 3, .strideH = 2, .dilationW = 2, .padTop = 1,
-                      .padLeft = 2, .bias = true, .residual = true})),
+  expectOwnNames(expectBoundByStructure(spec::conv2d({.N = 2,
+                                                      .K = 32,
+                                                      .C = 8,
+                                                      .outH = 5,
+                                                      .outW = 6,
+                                                      .R = 3,
+                                                      .S = 3,
+                                                      .strideH = 2,
+                                                      .dilationW = 2,
+                                                      .padTop = 1,
+                                                      .padLeft = 2,
+                                                      .bias = true,
+                                                      .residual = true})),
                  MicrokernelFamily::conv2d());
   // Pointwise: still two sliding axes, of windows 1.
   expectOwnNames(expectBoundByStructure(
@@ -76,9 +85,17 @@ TEST(FamilyBinding, ConvolutionsBindTheConv2dFamily) {
 }
 
 TEST(FamilyBinding, DepthwiseConvolutionsBindTheDepthwiseFamily) {
-  const spec::ConvShape shape{.K = 64, .C = 64, .outH = 7, .outW = 9,
-                              .R = 3, .S = 5, .padTop = 1, .padLeft = 2,
-                              .padBottom = 1, .padRight = 2, .groups = 64};
+  const spec::ConvShape shape{.K = 64,
+                              .C = 64,
+                              .outH = 7,
+                              .outW = 9,
+                              .R = 3,
+                              .S = 5,
+                              .padTop = 1,
+                              .padLeft = 2,
+                              .padBottom = 1,
+                              .padRight = 2,
+                              .groups = 64};
   expectOwnNames(expectBoundByStructure(spec::conv2d(shape)),
                  MicrokernelFamily::depthwise());
   spec::ConvShape multiplier = shape;
@@ -88,10 +105,22 @@ TEST(FamilyBinding, DepthwiseConvolutionsBindTheDepthwiseFamily) {
 }
 
 TEST(FamilyBinding, PlanarDepthwiseConvolutionsBindThePlanarFamily) {
-  MicrokernelFamily family = expectBoundByStructure(spec::conv2d(
-      {.N = 2, .K = 24, .C = 24, .outH = 7, .outW = 30, .R = 5, .S = 3,
-       .strideH = 2, .dilationW = 2, .padTop = 2, .padLeft = 1, .groups = 24,
-       .bias = true, .residual = true, .planar = true}));
+  MicrokernelFamily family =
+      expectBoundByStructure(spec::conv2d({.N = 2,
+                                           .K = 24,
+                                           .C = 24,
+                                           .outH = 7,
+                                           .outW = 30,
+                                           .R = 5,
+                                           .S = 3,
+                                           .strideH = 2,
+                                           .dilationW = 2,
+                                           .padTop = 2,
+                                           .padLeft = 1,
+                                           .groups = 24,
+                                           .bias = true,
+                                           .residual = true,
+                                           .planar = true}));
   expectOwnNames(family, MicrokernelFamily::planar());
   EXPECT_EQ(family.windowDims, (std::vector<std::string>{"s"}));
   EXPECT_TRUE(family.loadBound);
@@ -100,9 +129,13 @@ TEST(FamilyBinding, PlanarDepthwiseConvolutionsBindThePlanarFamily) {
 TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
   expectOwnNames(expectBoundByStructure(spec::matmul(4, 4, 4)),
                  MicrokernelFamily::matmul());
-  expectOwnNames(expectBoundByStructure(spec::matmul(
-                     {.batch = 3, .M = 8, .N = 16, .K = 4, .transA = true,
-                      .transB = true, .bias = true})),
+  expectOwnNames(expectBoundByStructure(spec::matmul({.batch = 3,
+                                                      .M = 8,
+                                                      .N = 16,
+                                                      .K = 4,
+                                                      .transA = true,
+                                                      .transB = true,
+                                                      .bias = true})),
                  MicrokernelFamily::matmul());
   MicrokernelFamily contraction = expectBoundByStructure(
       spec::contraction("ab,bc->ac", {{'a', 2}, {'b', 2}, {'c', 2}}));

@@ -337,9 +337,18 @@ TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
 TEST(SearchSpace, PlanarImagesArePackedWhereZeroPadded) {
   // MobileNet's 3x3 depthwise layer at 56x56 in NCHW: every sample reads
   // the padded image from a packed copy (Validate.h), and validates.
-  spec::ConvShape shape{.K = 32, .C = 32, .outH = 56, .outW = 56, .R = 3,
-                        .S = 3, .padTop = 1, .padLeft = 1, .padBottom = 1,
-                        .padRight = 1, .groups = 32, .planar = true};
+  spec::ConvShape shape{.K = 32,
+                        .C = 32,
+                        .outH = 56,
+                        .outW = 56,
+                        .R = 3,
+                        .S = 3,
+                        .padTop = 1,
+                        .padLeft = 1,
+                        .padBottom = 1,
+                        .padRight = 1,
+                        .groups = 32,
+                        .planar = true};
   spec::Spec spec = spec::conv2d(shape);
   const MicrokernelFamily &family = familyOf(spec);
   ASSERT_EQ(family.name, "planar");

@@ -125,8 +125,15 @@ TEST(Conv2dTest, GroupsAndDepthwise) {
 }
 
 TEST(Conv2dTest, PlanarDepthwise) {
-  Spec planar = conv2d({.K = 32, .C = 32, .outH = 5, .outW = 6, .R = 3,
-                        .S = 3, .padLeft = 1, .groups = 32, .bias = true,
+  Spec planar = conv2d({.K = 32,
+                        .C = 32,
+                        .outH = 5,
+                        .outW = 6,
+                        .R = 3,
+                        .S = 3,
+                        .padLeft = 1,
+                        .groups = 32,
+                        .bias = true,
                         .planar = true});
   EXPECT_EQ(planar.name, "depthwise");
   EXPECT_EQ(dimNames(planar), (Names{"n", "g", "h", "w", "r", "s"}));

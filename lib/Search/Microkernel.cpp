@@ -76,6 +76,7 @@ const MicrokernelFamily &MicrokernelFamily::matmul() {
                                         .combinationDim = "i",
                                         .reuseDim = "k",
                                         .outputDims = {"i", "j"},
+                                        .windowDims = {},
                                         .benchProblem = matmulBenchProblem};
   return family;
 }

@@ -32,8 +32,8 @@ bool usesPartialDim(const EmitContext &cx, const LoopEnv &env,
   return false;
 }
 
-/// Lanes of the vector at `offsets` inside the vectorized dimension; nullptr
-/// when that dimension has no tail.
+} // namespace
+
 llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
   if (!cx.vectorDim || !cx.mayOverrun(*cx.vectorDim, env))
     return nullptr;
@@ -46,6 +46,8 @@ llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
       laneIndex,
       b.CreateVectorSplat(cx.lanes, cx.constant(cx.spec.dims[v].size)));
 }
+
+namespace {
 
 /// The lanes of the access at `offsets` that fall inside the output: the
 /// vectorized dimension's tail, and rows of partial unrolled dimensions.
@@ -91,7 +93,8 @@ llvm::Value *toMaskedType(EmitContext &cx, llvm::Value *value) {
 } // namespace
 
 llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
-                            Offsets offsets, bool clampPartial) {
+                            Offsets offsets, bool clampPartial,
+                            bool maskedPadding) {
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Tensor &t = cx.spec.tensors[tensor];
   const TensorView &view = env.views[tensor];
@@ -108,8 +111,9 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
       axis = b.CreateSub(axis, view.origin[a]);
     axisIndex.push_back(axis);
   }
-  // In a copy for border tiles, only reads known to be inside get here.
-  if (view.zeroPadded && !env.border)
+  // In a copy for border tiles, only reads known to be inside get here, or
+  // masked ones.
+  if (view.zeroPadded && !env.border && !maskedPadding)
     return zeroPaddedElementPointer(cx, view, tensor, axisIndex);
   llvm::Value *offset = cx.constant(0);
   for (size_t a = 0; a < t.axes.size(); ++a)
@@ -117,7 +121,8 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
                          b.CreateMul(axisIndex[a], cx.constant(view.strides[a])));
   // Only a masked access may form an address past the end of a tensor, so
   // every other address is in bounds.
-  bool inBounds = clampPartial || !usesPartialDim(cx, env, t);
+  bool inBounds =
+      !maskedPadding && (clampPartial || !usesPartialDim(cx, env, t));
   return inBounds ? b.CreateInBoundsGEP(cx.f32, view.base, offset)
                   : b.CreateGEP(cx.f32, view.base, offset);
 }
@@ -126,11 +131,15 @@ llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
                          Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Tensor &t = cx.spec.tensors[tensor];
+  bool vectorAccess = cx.vectorDim && t.uses(*cx.vectorDim);
+  // A vector along a padded axis may read padding in some lanes only.
+  if (vectorAccess && env.views[tensor].zeroPadded &&
+      paddedAlongVector(cx, tensor))
+    return loadPaddedVector(cx, env, tensor, offsets);
   if (env.border && env.views[tensor].zeroPadded &&
       readsPadding(cx, env, tensor, offsets))
     return llvm::Constant::getNullValue(cx.valueType());
   llvm::Value *address = elementPointer(cx, env, tensor, offsets, true);
-  bool vectorAccess = cx.vectorDim && t.uses(*cx.vectorDim);
   if (!vectorAccess) {
     llvm::Value *scalar = b.CreateAlignedLoad(cx.f32, address, kElementAlign);
     return cx.lanes == 1 ? scalar : b.CreateVectorSplat(cx.lanes, scalar);

@@ -23,9 +23,17 @@ namespace ttile::codegen {
 using Offsets = std::span<const int64_t>; ///< One per spec dimension.
 
 /// Address of the element of `tensor` at the point env.index + offsets.
-/// Clamps partial dimensions unless the access will be masked.
+/// Clamps partial dimensions unless the access will be masked. With
+/// `maskedPadding`, the address of a zero-padded view is formed as in the
+/// interior, where it may lie outside the tensor: for a masked load whose
+/// lanes in the padding are off (ZeroPadding.h, loadPaddedVector).
 llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
-                            Offsets offsets, bool clampPartial);
+                            Offsets offsets, bool clampPartial,
+                            bool maskedPadding = false);
+
+/// The lanes of the vector at `offsets` inside the vectorized dimension;
+/// nullptr when that dimension has no tail there.
+llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 
 /// An input or bias value at a point, as the kernel's value type: a vector
 /// load along the vectorized dimension, or a scalar broadcast to all lanes.

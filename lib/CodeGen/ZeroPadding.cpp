@@ -2,6 +2,8 @@
 
 #include "CodeGen/ZeroPadding.h"
 
+#include "CodeGen/TensorAccess.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Intrinsics.h>
@@ -95,6 +97,88 @@ llvm::Value *zeroPaddedElementPointer(EmitContext &cx, const TensorView &view,
     inRow = b.CreateAdd(inRow,
                         b.CreateMul(axisIndex[a], cx.constant(view.strides[a])));
   return b.CreateInBoundsGEP(cx.f32, row, inRow);
+}
+
+bool paddedAlongVector(const EmitContext &cx, int tensor) {
+  const spec::TensorAxis &last = cx.spec.tensors[tensor].axes.back();
+  return cx.vectorDim && last.zeroPadded && last.index.uses(*cx.vectorDim);
+}
+
+llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
+                              std::span<const int64_t> offsets) {
+  llvm::IRBuilder<> &b = cx.builder;
+  const spec::Tensor &t = cx.spec.tensors[tensor];
+  const size_t last = t.axes.size() - 1;
+  llvm::Value *zeros = llvm::Constant::getNullValue(cx.valueType());
+  llvm::Value *lanesIn = nullptr; // Lanes outside the padding; null: all.
+  if (env.border) {
+    // The pattern gives every position: a row in the padding reads zeros,
+    // and along the last axis each lane (coefficient 1) is inside or not.
+    const std::vector<AxisBorder> &axes = env.border->axes[tensor];
+    std::vector<bool> lanesInside(static_cast<size_t>(cx.lanes), true);
+    for (size_t a = 0; a < axes.size(); ++a) {
+      if (!axes[a].padded)
+        continue;
+      int64_t position = 0;
+      for (const spec::AffineExpr::Term &term : t.axes[a].index.terms)
+        position +=
+            term.coeff * (env.border->delta[term.dim] + offsets[term.dim]);
+      const int64_t lastInside = axes[a].span - axes[a].over;
+      if (a != last) {
+        if (position < axes[a].under || position > lastInside)
+          return zeros;
+        continue;
+      }
+      for (int lane = 0; lane < cx.lanes; ++lane)
+        lanesInside[static_cast<size_t>(lane)] =
+            position + lane >= axes[a].under && position + lane <= lastInside;
+    }
+    if (std::none_of(lanesInside.begin(), lanesInside.end(),
+                     [](bool in) { return in; }))
+      return zeros;
+    if (!std::all_of(lanesInside.begin(), lanesInside.end(),
+                     [](bool in) { return in; })) {
+      std::vector<llvm::Constant *> bits;
+      for (bool in : lanesInside)
+        bits.push_back(b.getInt1(in));
+      lanesIn = llvm::ConstantVector::get(bits);
+    }
+  } else {
+    // Tested at run time: the row inside every padded outer axis, and each
+    // lane's index inside the last one.
+    auto indexAlong = [&](const spec::TensorAxis &axis) {
+      llvm::Value *index = cx.constant(axis.index.constant);
+      for (const spec::AffineExpr::Term &term : axis.index.terms)
+        index = b.CreateAdd(
+            index, b.CreateMul(b.CreateAdd(env.index[term.dim],
+                                           cx.constant(offsets[term.dim])),
+                               cx.constant(term.coeff)));
+      return index;
+    };
+    llvm::Value *row = b.getTrue();
+    for (size_t a = 0; a < last; ++a)
+      if (t.axes[a].zeroPadded)
+        row = b.CreateAnd(row,
+                          inside(cx, indexAlong(t.axes[a]), t.axes[a].extent));
+    llvm::Value *lane = b.CreateAdd(
+        b.CreateVectorSplat(cx.lanes, indexAlong(t.axes[last])),
+        cx.laneIndices());
+    lanesIn = b.CreateAnd(
+        b.CreateVectorSplat(cx.lanes, row),
+        b.CreateICmpULT(lane, b.CreateVectorSplat(
+                                  cx.lanes, cx.constant(t.axes[last].extent))));
+  }
+  llvm::Value *tail = laneMask(cx, env, offsets);
+  llvm::Value *mask = lanesIn && tail ? b.CreateAnd(lanesIn, tail)
+                      : lanesIn        ? lanesIn
+                                       : tail;
+  llvm::Value *address = elementPointer(cx, env, tensor, offsets,
+                                        /*clampPartial=*/true,
+                                        /*maskedPadding=*/mask != nullptr);
+  if (!mask)
+    return b.CreateAlignedLoad(cx.valueType(), address, kElementAlign);
+  return b.CreateMaskedLoad(cx.valueType(), address, kElementAlign, mask,
+                            zeros);
 }
 
 bool isPaddingVersionPoint(const EmitContext &cx, const LoopEnv &env,

@@ -30,6 +30,13 @@
 // Indices past the end of a dimension covered by partial tiles are clamped
 // to it (TensorAccess.h), so they never wrap into the padding of a row.
 //
+// An input padded along the vectorized dimension (the planar family's
+// image, NCHW) holds padding and elements in one vector: its loads are
+// masked, the lanes in the padding off and read as zeros. In the copies for
+// border tiles the mask is a constant (the pattern says which lanes are
+// past the border); in the checked copy it is computed from the indices.
+// In the interior, they are plain loads.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_CODEGEN_ZEROPADDING_H
 #define TTILE_CODEGEN_ZEROPADDING_H
@@ -49,6 +56,16 @@ namespace ttile::codegen {
 llvm::Value *zeroPaddedElementPointer(EmitContext &cx, const TensorView &view,
                                       int tensor,
                                       std::span<llvm::Value *const> axisIndex);
+
+/// Whether `tensor`'s contiguous axis is zero-padded and indexed by the
+/// vectorized dimension.
+bool paddedAlongVector(const EmitContext &cx, int tensor);
+
+/// The vector of `tensor` at env.index + offsets, for a tensor padded along
+/// the vectorized dimension: lanes in the padding (or past the vectorized
+/// dimension's tail) are zeros and read no memory.
+llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
+                              std::span<const int64_t> offsets);
 
 /// Whether some view of `env` still checks its padding, and `node`'s subtree
 /// no longer loops over a dimension of a padded axis: the place to version.

@@ -150,13 +150,8 @@ private:
              "tensor " + tensor.name + " has " + name + " in its axis '" +
                  tensor.axes[*axis].name + "', not in its contiguous axis '" +
                  contiguous.name + "'" + layout);
-      // A vector load picks its row as a whole (CodeGen/ZeroPadding.h); a
-      // packed copy holds the zeros itself.
-      if (contiguous.zeroPadded && !packedBy)
-        fail(v, "vector",
-             "tensor " + tensor.name + " is zero-padded along its axis '" +
-                 contiguous.name + "', which vector loads cannot mix with "
-                 "its elements; pack " + tensor.name + " first");
+      // Along a zero-padded axis, vector loads mask the lanes in the
+      // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
       if (int64_t coeff = contiguous.index.coeffOf(d); coeff != 1)
         fail(v, "vector",
              "tensor " + tensor.name + " indexes its contiguous axis with " +

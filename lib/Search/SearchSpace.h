@@ -119,8 +119,9 @@ private:
   /// The input a Pack copies: indexed by the vectorized dimension, not by
   /// the combination one (conv2d's W, matmul's B); none when no input is.
   std::optional<int> packedTensor_;
-  /// The packed tensor is zero-padded along the vectorized dimension: it
-  /// must be packed, anywhere its tile fits the budget.
+  /// The packed tensor is zero-padded along the vectorized dimension: half
+  /// the candidates copy it, with its zeros, anywhere its tile fits the
+  /// budget.
   bool packedForPadding_ = false;
   /// The packed tensor's axes with the vectorized one last, when its layout
   /// has another one contiguous; empty otherwise.

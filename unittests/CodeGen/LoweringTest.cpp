@@ -59,14 +59,41 @@ TEST(Lowering, VectorizedAndUnrolledMatmul) {
                                  "R(i) T(16,k) U(6,i) U(2,j) V(j)"));
 }
 
-TEST(Lowering, PackedZeroPaddingIsVectorizable) {
-  // B zero-padded along its contiguous axis j (B[k, j-1]): the pack copies
-  // the zeros, and the vector loads read the copy.
+TEST(Lowering, ZeroPaddingAlongTheVectorIsMaskedOrPacked) {
+  // B zero-padded along its contiguous axis j (B[k, j-1]): the vector
+  // loads mask the lanes in the padding, or the pack copies the zeros.
   spec::Spec shifted = spec::matmul(4, 32, 8);
   spec::TensorAxis &column = shifted.tensors[2].axes[1];
   column.index.constant = -1;
   column.zeroPadded = true;
-  EXPECT_TRUE(compilesAndMatches(shifted, "T(4,i) T(8,k) Pack(B) U(2,j) V(j)"));
+  for (const char *scheme :
+       {"T(4,i) T(8,k) Pack(B) U(2,j) V(j)", "T(4,i) T(8,k) U(2,j) V(j)",
+        "T(2,j) T(4,i) T(8,k) V(j)"})
+    EXPECT_TRUE(compilesAndMatches(shifted, scheme)) << scheme;
+}
+
+TEST(Lowering, PlanarDepthwiseReadsItsPaddedRowsInPlace) {
+  // Rows of 20 (a partial second vector), padding 2 on the left and 1 on
+  // the right, a dilated 3-wide window: the border tiles' masks are
+  // constants; with more border patterns than copies, the checked copy
+  // computes them (T(20,h) keeps every row in one tile).
+  ConvShape shape;
+  shape.K = shape.C = shape.groups = 3;
+  shape.outH = 20;
+  shape.outW = 20;
+  shape.R = shape.S = 3;
+  shape.dilationW = 2;
+  shape.padTop = shape.padBottom = 1;
+  shape.padLeft = 2;
+  shape.padRight = 1;
+  shape.planar = true;
+  shape.bias = true;
+  const spec::Spec planar = spec::conv2d(shape);
+  for (const char *scheme :
+       {"T(3,g) T(5,h) T(3,r) U(3,s) U(4,h) U(2,w) V(w)",
+        "T(3,g) T(2,w) T(10,h) T(3,r) T(3,s) U(2,h) V(w)",
+        "T(3,g) T(3,r) T(3,s) U(20,h) U(2,w) V(w)"})
+    EXPECT_TRUE(compilesAndMatches(planar, scheme)) << scheme;
 }
 
 TEST(Lowering, ConvMicrokernelWithHoist) {

@@ -248,14 +248,6 @@ scheme::Scheme randomScheme(const spec::Spec &spec, int vectorWidth,
   };
   if (lambda)
     insertAbove(*lambda);
-  // An input zero-padded along the vectorized dimension (a planar image)
-  // is read from a packed copy, which holds the zeros (Scheme/Validate.h).
-  if (vector)
-    for (int input : spec.inputIndices()) {
-      const spec::TensorAxis &last = spec.tensors[input].axes.back();
-      if (last.zeroPadded && last.index.uses(*vector))
-        insertAbove(scheme::PackAtom{spec.tensors[input].name, {}});
-    }
   if (chance(random, 0.3)) {
     std::vector<int> inputs = spec.inputIndices();
     const spec::Tensor &tensor = spec.tensors[pick(random, inputs)];

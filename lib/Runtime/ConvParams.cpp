@@ -100,7 +100,11 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.padRight = p.padRight;
   shape.inputH = p.H;
   shape.inputW = p.W;
-  if (isPointwise(p)) {
+  if (isPointwise(p) && p.layout == Layout::NCHW) {
+    // Each image's pixels as one row of H*W: the columns of its product.
+    shape.outH = shape.inputH = 1;
+    shape.outW = shape.inputW = outH_ * outW_;
+  } else if (isPointwise(p)) {
     // The same memory as one column of N*H*W pixels (ConvParams.h).
     shape.N = 1;
     shape.outH = shape.inputH = p.N * outH_ * outW_;
@@ -127,7 +131,8 @@ cache::CacheKey ConvProblem::cacheKey() const {
     key.add(field.name, params_.*field.member);
   // The kernel's layout, not the problem's: an NCHW problem runs the NHWC
   // kernel between conversions (LayoutConversion.h), so both layouts share
-  // one tuning, but for the planar kernels of NCHW depthwise convolutions.
+  // one tuning, but for the planar kernels of NCHW depthwise and pointwise
+  // convolutions.
   key.add("layout",
           layoutName(runsPlanar(params_) ? Layout::NCHW : Layout::NHWC));
   addEpilogueKey(key, spec_.epilogue, params_.residual);

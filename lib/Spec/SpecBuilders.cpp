@@ -78,6 +78,34 @@ TensorAxis slidingAxis(std::string name, DimId out, int64_t outSize,
   return result;
 }
 
+/// A 1x1 convolution over NCHW planes (ConvShape::planar): for each image,
+/// the K x C weights times the C x (H*W) input, a matrix product whose
+/// columns are the pixels, O[n,k,h,w] = sum_c I[n,c,h,w] * W[k,c].
+Spec planarPointwise(const ConvShape &shape) {
+  Spec spec;
+  spec.name = "conv2d";
+  spec.dims = {dim("n", DimKind::Parallel, shape.N),
+               dim("k", DimKind::Parallel, shape.K),
+               dim("c", DimKind::Reduction, shape.C),
+               dim("h", DimKind::Parallel, shape.outH),
+               dim("w", DimKind::Parallel, shape.outW)};
+  auto plain = [&](std::string_view name) { return plainAxis(spec, name); };
+  spec.tensors = {
+      tensor("O", TensorRole::Output,
+             {plain("n"), plain("k"), plain("h"), plain("w")}),
+      tensor("I", TensorRole::Input,
+             {plain("n"), plain("c"), plain("h"), plain("w")}),
+      tensor("W", TensorRole::Input, {plain("k"), plain("c")})};
+  spec.tensors.back().constant = shape.constantWeights;
+  if (shape.bias)
+    spec.tensors.push_back(tensor("B", TensorRole::Bias, {plain("k")}));
+  if (shape.residual)
+    spec.addResidual();
+  spec.epilogue = shape.epilogue;
+  spec.verify();
+  return spec;
+}
+
 } // namespace
 
 Spec conv2d(const ConvShape &shape) {
@@ -111,13 +139,23 @@ Spec conv2d(const ConvShape &shape) {
                   ") does not divide " + field + " (" +
                   std::to_string(channels) + ")");
 
+  const bool pointwise =
+      shape.R == 1 && shape.S == 1 && shape.strideH == 1 &&
+      shape.strideW == 1 && shape.groups == 1 && shape.padTop == 0 &&
+      shape.padLeft == 0 && shape.padBottom == 0 && shape.padRight == 0 &&
+      (shape.inputH == 0 || shape.inputH == shape.outH) &&
+      (shape.inputW == 0 || shape.inputW == shape.outW);
+  const bool planarDepthwise = shape.C == shape.groups &&
+                               shape.K == shape.groups && shape.strideW == 1;
+  if (shape.planar && !planarDepthwise && !pointwise)
+    throw Error("conv2d: a planar (NCHW) spec is a depthwise convolution "
+                "without channel multiplier and with strideW = 1, or a "
+                "pointwise one (1x1, stride 1, no padding, one group)");
+  if (shape.planar && !planarDepthwise)
+    return planarPointwise(shape);
   // A planar spec has a g even for one channel: the planar microkernels
   // are measured on one plane (Search/Microkernel.h).
   const bool grouped = shape.groups > 1 || shape.planar;
-  if (shape.planar && !(shape.C == shape.groups && shape.K == shape.groups &&
-                        shape.strideW == 1))
-    throw Error("conv2d: a planar (NCHW) spec is a depthwise convolution "
-                "without channel multiplier and with strideW = 1");
   Spec spec;
   // One input channel per group: the depthwise microkernels fit it
   // (Search/Microkernel.h), not the convolution's. Its c would have size 1,

@@ -37,10 +37,12 @@ namespace ttile::spec {
 /// W[r, s, k, g], B[k, g], which is not the NHWK and RSCK memory order (that
 /// has g outside k); the caller converts (Runtime/LayoutConversion.h).
 ///
-/// Planar (`planar`, a depthwise convolution without multiplier): the
-/// layout of ONNX and PyTorch, each channel a plane, O[n, g, h, w],
-/// I[n, g, ., .], W[g, r, s], B[g]. Its microkernels vectorize w, which
-/// needs coefficient 1 in the input: strideW = 1.
+/// Planar (`planar`): the layout of ONNX and PyTorch, each channel a plane.
+/// A depthwise convolution without multiplier: O[n, g, h, w], I[n, g, ., .],
+/// W[g, r, s], B[g]; its microkernels vectorize w, which needs coefficient
+/// 1 in the input: strideW = 1. A pointwise one (1x1, stride 1, no padding,
+/// one group), a matrix product per image: O[n, k, h, w], I[n, c, h, w],
+/// W[k, c], B[k], with no r and s (the caller may fold h*w into w).
 struct ConvShape {
   int64_t N = 1, K = 1, C = 1, outH = 1, outW = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
@@ -53,7 +55,7 @@ struct ConvShape {
   /// The weights are a constant tensor (Spec.h: Tensor::constant).
   bool constantWeights = false;
   bool residual = false;
-  /// NCHW for a depthwise convolution: see "Planar" above.
+  /// NCHW for a depthwise or a pointwise convolution: "Planar" above.
   bool planar = false;
   Epilogue epilogue = {};
 };

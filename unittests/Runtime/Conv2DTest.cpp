@@ -639,12 +639,13 @@ TEST_F(Conv2DTest, LayoutsShareTheirTuningAndNchwReportsRunEndToEnd) {
   reference.expectMatches(reference.run(nchw));
 }
 
-// A depthwise convolution in NCHW without multiplier and with strideW = 1
-// runs planar kernels on the caller's buffers: no conversion, its own
-// tuning (the cache key holds the kernel's layout, NCHW), and the same
-// results as the reference, with padding on any side, dilation, a taller
-// stride, constant weights, every epilogue and the residual in place.
-TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
+// A depthwise convolution in NCHW without multiplier and with strideW = 1,
+// and a pointwise one, run planar kernels on the caller's buffers: no
+// conversion, their own tuning (the cache key holds the kernel's layout,
+// NCHW), and the same results as the reference, with padding on any side,
+// dilation, a taller stride, batches, constant weights, epilogues and the
+// residual in place.
+TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
   std::vector<NamedCase> cases;
   auto depthwise = [](int64_t channels, int64_t size, int64_t window) {
     Conv2DParams p;
@@ -682,6 +683,29 @@ TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
     p.activation = Activation::SiLU;
     cases.push_back({"constant weights, residual, rows of 23", p});
   }
+  {
+    Conv2DParams p;
+    p.layout = Layout::NCHW;
+    p.N = 2;
+    p.C = 24;
+    p.K = 40;
+    p.H = 7;
+    p.W = 5;
+    p.R = p.S = 1;
+    p.activation = Activation::ReLU;
+    p.residual = true;
+    cases.push_back({"pointwise: 35 pixels a row, batch 2, residual", p});
+  }
+  {
+    Conv2DParams p;
+    p.layout = Layout::NCHW;
+    p.C = 16;
+    p.K = 8;
+    p.H = p.W = 12;
+    p.R = p.S = 1;
+    p.constantWeights = true;
+    cases.push_back({"pointwise, constant weights", p});
+  }
   for (const NamedCase &c : cases) {
     SCOPED_TRACE(c.name);
     const Conv2DParams &p = c.params;
@@ -689,6 +713,7 @@ TEST_F(Conv2DTest, NchwDepthwiseRunsPlanarKernels) {
     Conv2D conv(p);
     conv.tune(quickTune());
     EXPECT_EQ(conv.tuneInfo().conversionSeconds, 0);
+    // Either kernel vectorizes the rows of pixels.
     EXPECT_NE(conv.scheme().find("V(w)"), std::string::npos) << conv.scheme();
     ConvCase reference(p);
     if (p.constantWeights)

@@ -145,12 +145,23 @@ TEST(Conv2dTest, PlanarDepthwise) {
             (Names{"n", "g", "h", "w", "r", "s"}));
   for (ConvShape shape : {ConvShape{.K = 16, .C = 8, .groups = 8},
                           ConvShape{.K = 8, .C = 8, .strideW = 2, .groups = 8},
-                          ConvShape{.K = 8, .C = 8}}) {
+                          ConvShape{.K = 8, .C = 8, .R = 3, .S = 3},
+                          ConvShape{.K = 8, .C = 8, .padTop = 1}}) {
     shape.planar = true;
     EXPECT_TRUE(throwsErrorWith([&] { conv2d(shape); },
                                 "a planar (NCHW) spec is a depthwise "
                                 "convolution without channel multiplier"));
   }
+}
+
+TEST(Conv2dTest, PlanarPointwise) {
+  Spec planar = conv2d({.N = 2, .K = 24, .C = 16, .outH = 1, .outW = 49,
+                        .bias = true, .residual = true, .planar = true});
+  EXPECT_EQ(planar.name, "conv2d");
+  EXPECT_EQ(dimNames(planar), (Names{"n", "k", "c", "h", "w"}));
+  EXPECT_TRUE(planar.str().starts_with(
+      "O[n,k,h,w] += I[n,c,h,w] * W[k,c] + B[k] + R[n,k,h,w]"))
+      << planar.str();
 }
 
 TEST(Conv2dTest, RejectsNonPositiveFields) {

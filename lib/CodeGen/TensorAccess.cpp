@@ -127,6 +127,44 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
                   : b.CreateGEP(cx.f32, view.base, offset);
 }
 
+int64_t vectorStride(const EmitContext &cx, int tensor) {
+  return cx.vectorDim
+             ? cx.spec.tensors[tensor].axes.back().index.coeffOf(*cx.vectorDim)
+             : 1;
+}
+
+llvm::Value *loadVector(EmitContext &cx, llvm::Value *address, int64_t stride,
+                        llvm::Value *mask) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Type *type = cx.valueType();
+  if (stride == 1 || cx.lanes == 1) {
+    if (!mask)
+      return b.CreateAlignedLoad(type, address, kElementAlign);
+    return b.CreateMaskedLoad(type, address, kElementAlign, mask,
+                              llvm::Constant::getNullValue(type));
+  }
+  // The span's elements between the lanes stay off: the last lane's is the
+  // span's last element, so nothing past it is read either.
+  const int span = static_cast<int>(stride) * cx.lanes;
+  auto *wideType = llvm::FixedVectorType::get(cx.f32, span);
+  std::vector<int> spread, pick;
+  for (int e = 0; e < span; ++e)
+    spread.push_back(e % stride == 0 ? e / static_cast<int>(stride)
+                                     : cx.lanes);
+  for (int lane = 0; lane < cx.lanes; ++lane)
+    pick.push_back(lane * static_cast<int>(stride));
+  llvm::Value *lanes = mask ? mask
+                            : llvm::Constant::getAllOnesValue(
+                                  llvm::FixedVectorType::get(b.getInt1Ty(),
+                                                             cx.lanes));
+  llvm::Value *wideMask = b.CreateShuffleVector(
+      lanes, llvm::Constant::getNullValue(lanes->getType()), spread);
+  llvm::Value *wide = b.CreateMaskedLoad(
+      wideType, address, kElementAlign, wideMask,
+      llvm::Constant::getNullValue(wideType));
+  return b.CreateShuffleVector(wide, pick);
+}
+
 llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
                          Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
@@ -144,13 +182,10 @@ llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
     llvm::Value *scalar = b.CreateAlignedLoad(cx.f32, address, kElementAlign);
     return cx.lanes == 1 ? scalar : b.CreateVectorSplat(cx.lanes, scalar);
   }
-  llvm::Value *mask = laneMask(cx, env, offsets);
-  if (!mask)
-    return b.CreateAlignedLoad(cx.valueType(), address, kElementAlign);
   // The vector tail: lanes past the dimension read zero and add nothing.
   // Other partial dimensions were clamped in the address.
-  return b.CreateMaskedLoad(cx.valueType(), address, kElementAlign, mask,
-                            llvm::Constant::getNullValue(cx.valueType()));
+  return loadVector(cx, address, vectorStride(cx, tensor),
+                    laneMask(cx, env, offsets));
 }
 
 llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets) {

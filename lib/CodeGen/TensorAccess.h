@@ -35,6 +35,18 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
 /// nullptr when that dimension has no tail there.
 llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 
+/// The coefficient of the vectorized dimension in `tensor`'s contiguous
+/// axis: its lanes lie that many elements apart (1 but in a planar image
+/// read at a stride along w).
+int64_t vectorStride(const EmitContext &cx, int tensor);
+
+/// The vector whose lane l is the element `stride` * l past `address`,
+/// lanes off in `mask` (null: none) read as zeros and from no memory. A
+/// stride above 1 loads the span of the lanes, masked to theirs, and picks
+/// them out with a shuffle (two loads and one vpermt2ps for 2 on AVX-512).
+llvm::Value *loadVector(EmitContext &cx, llvm::Value *address, int64_t stride,
+                        llvm::Value *mask);
+
 /// An input or bias value at a point, as the kernel's value type: a vector
 /// load along the vectorized dimension, or a scalar broadcast to all lanes.
 llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,

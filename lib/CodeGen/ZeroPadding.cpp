@@ -129,9 +129,11 @@ llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
           return zeros;
         continue;
       }
+      const int64_t stride = vectorStride(cx, tensor);
       for (int lane = 0; lane < cx.lanes; ++lane)
         lanesInside[static_cast<size_t>(lane)] =
-            position + lane >= axes[a].under && position + lane <= lastInside;
+            position + stride * lane >= axes[a].under &&
+            position + stride * lane <= lastInside;
     }
     if (std::none_of(lanesInside.begin(), lanesInside.end(),
                      [](bool in) { return in; }))
@@ -162,7 +164,9 @@ llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
                           inside(cx, indexAlong(t.axes[a]), t.axes[a].extent));
     llvm::Value *lane = b.CreateAdd(
         b.CreateVectorSplat(cx.lanes, indexAlong(t.axes[last])),
-        cx.laneIndices());
+        b.CreateMul(cx.laneIndices(),
+                    b.CreateVectorSplat(
+                        cx.lanes, cx.constant(vectorStride(cx, tensor)))));
     lanesIn = b.CreateAnd(
         b.CreateVectorSplat(cx.lanes, row),
         b.CreateICmpULT(lane, b.CreateVectorSplat(
@@ -175,10 +179,7 @@ llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
   llvm::Value *address = elementPointer(cx, env, tensor, offsets,
                                         /*clampPartial=*/true,
                                         /*maskedPadding=*/mask != nullptr);
-  if (!mask)
-    return b.CreateAlignedLoad(cx.valueType(), address, kElementAlign);
-  return b.CreateMaskedLoad(cx.valueType(), address, kElementAlign, mask,
-                            zeros);
+  return loadVector(cx, address, vectorStride(cx, tensor), mask);
 }
 
 bool isPaddingVersionPoint(const EmitContext &cx, const LoopEnv &env,

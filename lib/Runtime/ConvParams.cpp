@@ -100,7 +100,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   shape.padRight = p.padRight;
   shape.inputH = p.H;
   shape.inputW = p.W;
-  if (isPointwise(p) && p.layout == Layout::NCHW) {
+  if (isPointwise(p) && runsPlanar(p)) {
     // Each image's pixels as one row of H*W: the columns of its product.
     shape.outH = shape.inputH = 1;
     shape.outW = shape.inputW = outH_ * outW_;

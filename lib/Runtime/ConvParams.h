@@ -68,17 +68,27 @@ inline bool isPointwise(const Conv2DParams &params) {
          params.padBottom == 0 && params.padRight == 0 && params.groups == 1;
 }
 
+/// The pixels an image of a pointwise NCHW convolution needs for planar
+/// kernels: below, its rows of pixels are short for the matmul
+/// microkernels, and the conversions cheap against the work. Measured
+/// (docs/benchmarks/layout.md): planar won at 784 pixels and more
+/// (MobileNet-5pw: 167 GFLOP/s against 131 converted), lost at 196 and 49
+/// (MobileNet-7pw: 145 against 158; -13pw: 121 against 159).
+inline constexpr int64_t kPlanarPointwisePixels = 512;
+
 /// An NCHW convolution whose kernels compute on the caller's planes
 /// (spec::ConvShape::planar), with no layout conversion: a depthwise one
-/// without channel multiplier and with strideW = 1 (the planar
-/// microkernels vectorize the rows; 256 channels at 28x28, 3x3: 17 GFLOP/s
-/// converted, 50-63 planar), or a pointwise one, a matrix product per image
-/// whose columns are the pixels (the matmul microkernels).
+/// without channel multiplier and with strideW <= 2 (the planar
+/// microkernels vectorize the rows; MobileNet's depthwise layers ran 2 to
+/// 4.5 times as fast as converted), or a pointwise one of at least
+/// kPlanarPointwisePixels pixels an image, a matrix product per image whose
+/// columns are the pixels (the matmul microkernels).
 inline bool runsPlanar(const Conv2DParams &params) {
   return params.layout == Layout::NCHW &&
          ((isDepthwise(params) && params.K == params.C &&
-           params.strideW == 1) ||
-          isPointwise(params));
+           params.strideW <= 2) ||
+          (isPointwise(params) &&
+           params.H * params.W >= kPlanarPointwisePixels));
 }
 
 /// ONNX's output extent along one axis:

@@ -152,11 +152,21 @@ private:
                  contiguous.name + "'" + layout);
       // Along a zero-padded axis, vector loads mask the lanes in the
       // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
-      if (int64_t coeff = contiguous.index.coeffOf(d); coeff != 1)
+      // Inputs may be read at a stride of 2 (a strided planar image): the
+      // loads span twice the lanes (CodeGen/TensorAccess.h, loadVector).
+      const int64_t coeff = contiguous.index.coeffOf(d);
+      const int64_t maxCoeff = tensor.role == spec::TensorRole::Input ? 2 : 1;
+      if (coeff > maxCoeff)
         fail(v, "vector",
              "tensor " + tensor.name + " indexes its contiguous axis with " +
                  std::to_string(coeff) + "*" + name +
-                 ", but vector accesses need coefficient 1");
+                 ", but vector " +
+                 (maxCoeff == 1 ? "accesses of an " + std::string(
+                                      tensor.role == spec::TensorRole::Output
+                                          ? "output"
+                                          : "added tensor") +
+                                      " need coefficient 1"
+                                : std::string("loads take coefficient 1 or 2")));
     }
   }
 

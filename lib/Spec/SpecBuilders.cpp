@@ -146,10 +146,10 @@ Spec conv2d(const ConvShape &shape) {
       (shape.inputH == 0 || shape.inputH == shape.outH) &&
       (shape.inputW == 0 || shape.inputW == shape.outW);
   const bool planarDepthwise = shape.C == shape.groups &&
-                               shape.K == shape.groups && shape.strideW == 1;
+                               shape.K == shape.groups && shape.strideW <= 2;
   if (shape.planar && !planarDepthwise && !pointwise)
     throw Error("conv2d: a planar (NCHW) spec is a depthwise convolution "
-                "without channel multiplier and with strideW = 1, or a "
+                "without channel multiplier and with strideW <= 2, or a "
                 "pointwise one (1x1, stride 1, no padding, one group)");
   if (shape.planar && !planarDepthwise)
     return planarPointwise(shape);

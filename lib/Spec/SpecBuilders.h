@@ -39,8 +39,8 @@ namespace ttile::spec {
 ///
 /// Planar (`planar`): the layout of ONNX and PyTorch, each channel a plane.
 /// A depthwise convolution without multiplier: O[n, g, h, w], I[n, g, ., .],
-/// W[g, r, s], B[g]; its microkernels vectorize w, which needs coefficient
-/// 1 in the input: strideW = 1. A pointwise one (1x1, stride 1, no padding,
+/// W[g, r, s], B[g]; its microkernels vectorize w, read at strideW in the
+/// input, which must be 1 or 2 (Scheme/Validate.h). A pointwise one (1x1, stride 1, no padding,
 /// one group), a matrix product per image: O[n, k, h, w], I[n, c, h, w],
 /// W[k, c], B[k], with no r and s (the caller may fold h*w into w).
 struct ConvShape {

@@ -74,9 +74,10 @@ TEST(Lowering, ZeroPaddingAlongTheVectorIsMaskedOrPacked) {
 
 TEST(Lowering, PlanarDepthwiseReadsItsPaddedRowsInPlace) {
   // Rows of 20 (a partial second vector), padding 2 on the left and 1 on
-  // the right, a dilated 3-wide window: the border tiles' masks are
-  // constants; with more border patterns than copies, the checked copy
-  // computes them (T(20,h) keeps every row in one tile).
+  // the right, a dilated 3-wide window, at strides 1 and 2 along w: the
+  // border tiles' masks are constants; with more border patterns than
+  // copies, the checked copy computes them (T(20,h) keeps every row in one
+  // tile); or the image is packed, zeros and all.
   ConvShape shape;
   shape.K = shape.C = shape.groups = 3;
   shape.outH = 20;
@@ -88,12 +89,17 @@ TEST(Lowering, PlanarDepthwiseReadsItsPaddedRowsInPlace) {
   shape.padRight = 1;
   shape.planar = true;
   shape.bias = true;
-  const spec::Spec planar = spec::conv2d(shape);
-  for (const char *scheme :
-       {"T(3,g) T(5,h) T(3,r) U(3,s) U(4,h) U(2,w) V(w)",
-        "T(3,g) T(2,w) T(10,h) T(3,r) T(3,s) U(2,h) V(w)",
-        "T(3,g) T(3,r) T(3,s) U(20,h) U(2,w) V(w)"})
-    EXPECT_TRUE(compilesAndMatches(planar, scheme)) << scheme;
+  for (int64_t stride : {1, 2}) {
+    shape.strideW = stride;
+    const spec::Spec planar = spec::conv2d(shape);
+    for (const char *scheme :
+         {"T(3,g) T(5,h) T(3,r) U(3,s) U(4,h) U(2,w) V(w)",
+          "T(3,g) T(2,w) T(10,h) T(3,r) T(3,s) U(2,h) V(w)",
+          "T(3,g) T(3,r) T(3,s) U(20,h) U(2,w) V(w)",
+          "T(3,g) Pack(I) T(5,h) T(3,r) U(3,s) U(4,h) U(2,w) V(w)"})
+      EXPECT_TRUE(compilesAndMatches(planar, scheme))
+          << scheme << ", stride " << stride;
+  }
 }
 
 TEST(Lowering, ConvMicrokernelWithHoist) {

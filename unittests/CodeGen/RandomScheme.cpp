@@ -99,8 +99,11 @@ spec::Spec randomProblem(std::mt19937_64 &random) {
       break;
     case 1:
       shape.groups = shape.C = shape.K;
-      // In NCHW, half the time: the planar spec vectorizes w.
+      // In NCHW, half the time: the planar spec vectorizes w, which its
+      // image may read at a stride of 2.
       shape.planar = chance(random, 0.5);
+      if (shape.planar)
+        shape.strideW = uniform(random, 1, 2);
       break;
     default:
       break;

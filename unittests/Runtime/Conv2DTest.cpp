@@ -639,12 +639,12 @@ TEST_F(Conv2DTest, LayoutsShareTheirTuningAndNchwReportsRunEndToEnd) {
   reference.expectMatches(reference.run(nchw));
 }
 
-// A depthwise convolution in NCHW without multiplier and with strideW = 1,
-// and a pointwise one, run planar kernels on the caller's buffers: no
-// conversion, their own tuning (the cache key holds the kernel's layout,
-// NCHW), and the same results as the reference, with padding on any side,
-// dilation, a taller stride, batches, constant weights, epilogues and the
-// residual in place.
+// A depthwise convolution in NCHW without multiplier and with strideW of 1
+// or 2, and a pointwise one, run planar kernels on the caller's buffers:
+// no conversion, their own tuning (the cache key holds the kernel's
+// layout, NCHW), and the same results as the reference, with padding on
+// any side, dilation, strides, batches, constant weights, epilogues and
+// the residual in place.
 TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
   std::vector<NamedCase> cases;
   auto depthwise = [](int64_t channels, int64_t size, int64_t window) {
@@ -684,24 +684,40 @@ TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
     cases.push_back({"constant weights, residual, rows of 23", p});
   }
   {
+    Conv2DParams p = depthwise(6, 23, 3);
+    p.strideH = p.strideW = 2;
+    p.padTop = p.padLeft = 1;
+    p.padBottom = p.padRight = 1;
+    p.activation = Activation::ReLU;
+    cases.push_back({"stride 2: rows read at a stride", p});
+  }
+  {
+    Conv2DParams p = depthwise(4, 9, 5);
+    p.strideW = 2;
+    p.padLeft = 2;
+    p.padRight = 3;
+    p.dilationW = 2;
+    cases.push_back({"stride 2 along w only, dilated, uneven padding", p});
+  }
+  {
     Conv2DParams p;
     p.layout = Layout::NCHW;
     p.N = 2;
     p.C = 24;
     p.K = 40;
-    p.H = 7;
-    p.W = 5;
+    p.H = 32;
+    p.W = 17;
     p.R = p.S = 1;
     p.activation = Activation::ReLU;
     p.residual = true;
-    cases.push_back({"pointwise: 35 pixels a row, batch 2, residual", p});
+    cases.push_back({"pointwise: 544 pixels a row, batch 2, residual", p});
   }
   {
     Conv2DParams p;
     p.layout = Layout::NCHW;
     p.C = 16;
     p.K = 8;
-    p.H = p.W = 12;
+    p.H = p.W = 24;
     p.R = p.S = 1;
     p.constantWeights = true;
     cases.push_back({"pointwise, constant weights", p});
@@ -722,16 +738,19 @@ TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
     if (p.residual)
       reference.expectMatches(reference.runInPlace(conv));
   }
-  // Not planar: a multiplier, or a stride along w; converted as before.
+  // Not planar: a multiplier, a stride of 3 along w, or a pointwise layer
+  // of small images; converted as before.
   Conv2DParams multiplier = depthwise(4, 6, 3);
   multiplier.K = 8;
   Conv2DParams strided = depthwise(4, 6, 3);
-  strided.strideW = 2;
-  for (const Conv2DParams &p : {multiplier, strided}) {
+  strided.strideW = 3;
+  Conv2DParams small = depthwise(8, 9, 1);
+  small.groups = 1;
+  for (const Conv2DParams &p : {multiplier, strided, small}) {
     EXPECT_FALSE(runtime::runsPlanar(p));
     Conv2D conv(p);
     conv.tune(quickTune());
-    EXPECT_NE(conv.scheme().find("V(g)"), std::string::npos) << conv.scheme();
+    EXPECT_EQ(conv.scheme().find("V(w)"), std::string::npos) << conv.scheme();
     ConvCase reference(p);
     reference.expectMatches(reference.run(conv));
   }

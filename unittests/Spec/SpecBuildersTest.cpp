@@ -144,7 +144,7 @@ TEST(Conv2dTest, PlanarDepthwise) {
   EXPECT_EQ(dimNames(conv2d({.planar = true})),
             (Names{"n", "g", "h", "w", "r", "s"}));
   for (ConvShape shape : {ConvShape{.K = 16, .C = 8, .groups = 8},
-                          ConvShape{.K = 8, .C = 8, .strideW = 2, .groups = 8},
+                          ConvShape{.K = 8, .C = 8, .strideW = 3, .groups = 8},
                           ConvShape{.K = 8, .C = 8, .R = 3, .S = 3},
                           ConvShape{.K = 8, .C = 8, .padTop = 1}}) {
     shape.planar = true;

@@ -128,9 +128,12 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
 }
 
 int64_t vectorStride(const EmitContext &cx, int tensor) {
-  return cx.vectorDim
-             ? cx.spec.tensors[tensor].axes.back().index.coeffOf(*cx.vectorDim)
-             : 1;
+  // The axis that holds the vectorized dimension, contiguous in the
+  // tensor or in the packed copy read (Scheme/Validate.h).
+  const spec::Tensor &t = cx.spec.tensors[tensor];
+  std::optional<int> axis =
+      cx.vectorDim ? t.axisOf(*cx.vectorDim) : std::nullopt;
+  return axis ? t.axes[*axis].index.coeffOf(*cx.vectorDim) : 1;
 }
 
 llvm::Value *loadVector(EmitContext &cx, llvm::Value *address, int64_t stride,

@@ -35,9 +35,10 @@ llvm::Value *elementPointer(EmitContext &cx, const LoopEnv &env, int tensor,
 /// nullptr when that dimension has no tail there.
 llvm::Value *laneMask(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 
-/// The coefficient of the vectorized dimension in `tensor`'s contiguous
-/// axis: its lanes lie that many elements apart (1 but in a planar image
-/// read at a stride along w).
+/// The coefficient of the vectorized dimension in the axis of `tensor` that
+/// holds it, contiguous where it is read: its lanes lie that many elements
+/// apart (1 but in a planar image read at a stride along w); 1 for a
+/// tensor without it.
 int64_t vectorStride(const EmitContext &cx, int tensor);
 
 /// The vector whose lane l is the element `stride` * l past `address`,

@@ -146,8 +146,8 @@ llvm::Value *loadVector(EmitContext &cx, llvm::Value *address, int64_t stride,
     return b.CreateMaskedLoad(type, address, kElementAlign, mask,
                               llvm::Constant::getNullValue(type));
   }
-  // The span's elements between the lanes stay off: the last lane's is the
-  // span's last element, so nothing past it is read either.
+  // The span's elements between the lanes stay off, the one after the last
+  // lane too: nothing past the last lane is read.
   const int span = static_cast<int>(stride) * cx.lanes;
   auto *wideType = llvm::FixedVectorType::get(cx.f32, span);
   std::vector<int> spread, pick;

@@ -113,7 +113,8 @@ llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
   llvm::Value *lanesIn = nullptr; // Lanes outside the padding; null: all.
   if (env.border) {
     // The pattern gives every position: a row in the padding reads zeros,
-    // and along the last axis each lane (coefficient 1) is inside or not.
+    // and along the last axis each lane (vectorStride apart) is inside or
+    // not.
     const std::vector<AxisBorder> &axes = env.border->axes[tensor];
     std::vector<bool> lanesInside(static_cast<size_t>(cx.lanes), true);
     for (size_t a = 0; a < axes.size(); ++a) {

@@ -78,6 +78,22 @@ TensorAxis slidingAxis(std::string name, DimId out, int64_t outSize,
   return result;
 }
 
+/// `spec`, whose tensors are the output, the input and the weights, with
+/// the weights constant as `shape` says, its bias over `biasAxes`, its
+/// residual and its epilogue; verified.
+Spec withConvEpilogue(Spec spec, const ConvShape &shape,
+                      std::vector<TensorAxis> biasAxes) {
+  spec.tensors.back().constant = shape.constantWeights;
+  if (shape.bias)
+    spec.tensors.push_back(
+        tensor("B", TensorRole::Bias, std::move(biasAxes)));
+  if (shape.residual)
+    spec.addResidual();
+  spec.epilogue = shape.epilogue;
+  spec.verify();
+  return spec;
+}
+
 /// A 1x1 convolution over NCHW planes (ConvShape::planar): for each image,
 /// the K x C weights times the C x (H*W) input, a matrix product whose
 /// columns are the pixels, O[n,k,h,w] = sum_c I[n,c,h,w] * W[k,c].
@@ -96,14 +112,8 @@ Spec planarPointwise(const ConvShape &shape) {
       tensor("I", TensorRole::Input,
              {plain("n"), plain("c"), plain("h"), plain("w")}),
       tensor("W", TensorRole::Input, {plain("k"), plain("c")})};
-  spec.tensors.back().constant = shape.constantWeights;
-  if (shape.bias)
-    spec.tensors.push_back(tensor("B", TensorRole::Bias, {plain("k")}));
-  if (shape.residual)
-    spec.addResidual();
-  spec.epilogue = shape.epilogue;
-  spec.verify();
-  return spec;
+  std::vector<TensorAxis> biasAxes = {plain("k")};
+  return withConvEpilogue(std::move(spec), shape, std::move(biasAxes));
 }
 
 } // namespace
@@ -224,15 +234,8 @@ Spec conv2d(const ConvShape &shape) {
                    depthwise ? std::vector{plain("r"), plain("s")}
                              : std::vector{plain("r"), plain("s"), plain("c")},
                    "k"))};
-  spec.tensors.back().constant = shape.constantWeights;
-  if (shape.bias)
-    spec.tensors.push_back(
-        tensor("B", TensorRole::Bias, withChannels({}, "k")));
-  if (shape.residual)
-    spec.addResidual();
-  spec.epilogue = shape.epilogue;
-  spec.verify();
-  return spec;
+  std::vector<TensorAxis> biasAxes = withChannels({}, "k");
+  return withConvEpilogue(std::move(spec), shape, std::move(biasAxes));
 }
 
 Spec matmul(int64_t I, int64_t J, int64_t K) {

@@ -232,6 +232,7 @@ nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
           {"options",
            {{"candidates", options.candidates},
             {"seed", options.seed},
+            {"trials", options.trials},
             {"constantWeights", options.constantWeights}}},
           {"layers", std::move(layers)}};
 }

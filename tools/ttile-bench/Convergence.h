@@ -48,6 +48,8 @@ struct ConvergenceOptions {
   /// The space of constant weights (Conv2DParams::constantWeights,
   /// ContractionParams::constantB), as compare measures.
   bool constantWeights = true;
+  /// The n at which the tables read the curves (written to the JSON).
+  int trials = 20;
   measure::MeasureOptions measure;
 };
 

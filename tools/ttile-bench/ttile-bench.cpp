@@ -350,6 +350,7 @@ int runConvergence(const Options &options) {
   bench::ConvergenceOptions convergence;
   convergence.candidates = options.candidates;
   convergence.seed = options.seed;
+  convergence.trials = options.trials;
   convergence.constantWeights = !options.perRunWeights;
   std::vector<bench::StudiedProblem> problems;
   for (const tools::NamedLayer &layer : layersOf(options))

@@ -289,6 +289,19 @@ class ErrorTest(unittest.TestCase):
             tool.make_session(model, 1, str(LIBRARY), trials=TRIALS)
         return str(raised.exception)
 
+    @staticmethod
+    def with_attribute(model, name, value):
+        """`model` with attribute `name` of its first ttile node set to
+        `value`."""
+        changed = type(model)()
+        changed.CopyFrom(model)
+        node = next(n for n in changed.graph.node if n.domain == "ttile")
+        kept = [a for a in node.attribute if a.name != name]
+        del node.attribute[:]
+        node.attribute.extend(kept)
+        node.attribute.append(helper.make_attribute(name, value))
+        return changed
+
     def test_library_refuses_bad_nodes_with_a_message(self):
         model = models.pattern("conv_relu")
         rewritten, _ = tool.rewrite(model, "nchw", 1, str(LIBRARY),
@@ -322,14 +335,7 @@ class ErrorTest(unittest.TestCase):
                 ("pads", [1, 1], "pads has 2 values; ttile.Conv needs 4"),
                 ("auto_pad", "MIDDLE", "unknown auto_pad 'MIDDLE'")):
             with self.subTest(attribute=name):
-                broken = onnx.ModelProto()
-                broken.CopyFrom(rewritten)
-                node = next(n for n in broken.graph.node
-                            if n.domain == "ttile")
-                kept = [a for a in node.attribute if a.name != name]
-                del node.attribute[:]
-                node.attribute.extend(kept)
-                node.attribute.append(helper.make_attribute(name, value))
+                broken = self.with_attribute(rewritten, name, value)
                 self.assertIn(expected, self.session_error(broken))
 
         rewritten.graph.input[0].type.tensor_type.shape.dim[3].dim_param = "w"
@@ -347,15 +353,8 @@ class ErrorTest(unittest.TestCase):
                                "(with trans_a, trans_b)"),
                 ("activation", "Bogus", "unknown activation 'Bogus'")):
             with self.subTest(attribute=name, value=value):
-                broken = onnx.ModelProto()
-                broken.CopyFrom(rewritten)
-                node = next(n for n in broken.graph.node
-                            if n.domain == "ttile")
-                kept = [a for a in node.attribute if a.name != name]
-                del node.attribute[:]
-                node.attribute.extend(kept)
-                node.attribute.append(helper.make_attribute(name, value))
-                message = self.session_error(broken)
+                message = self.session_error(
+                    self.with_attribute(rewritten, name, value))
                 self.assertIn("ttile.MatMul", message)
                 self.assertIn(expected, message)
 

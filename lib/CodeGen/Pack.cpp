@@ -31,18 +31,26 @@ bool axisMayOverrun(const EmitContext &cx, const spec::TensorAxis &axis) {
   return false;
 }
 
+/// The offset, in elements, of the element at `index` (per axis) in the
+/// view's buffer.
+llvm::Value *elementOffset(EmitContext &cx, const TensorView &source,
+                           std::span<llvm::Value *const> index) {
+  llvm::IRBuilder<> &b = cx.builder;
+  llvm::Value *offset = cx.constant(0);
+  for (size_t a = 0; a < index.size(); ++a)
+    offset = b.CreateAdd(offset,
+                         b.CreateMul(index[a], cx.constant(source.strides[a])));
+  return offset;
+}
+
 /// The source element at `index` (per axis): through the padding check
 /// when the source is a zero-padded view, else directly.
 llvm::Value *sourcePointer(EmitContext &cx, const TensorView &source,
                            int tensor, std::span<llvm::Value *const> index) {
   if (source.zeroPadded)
     return zeroPaddedElementPointer(cx, source, tensor, index);
-  llvm::IRBuilder<> &b = cx.builder;
-  llvm::Value *offset = cx.constant(0);
-  for (size_t a = 0; a < index.size(); ++a)
-    offset = b.CreateAdd(offset,
-                         b.CreateMul(index[a], cx.constant(source.strides[a])));
-  return b.CreateInBoundsGEP(cx.f32, source.base, offset);
+  return cx.builder.CreateInBoundsGEP(cx.f32, source.base,
+                                      elementOffset(cx, source, index));
 }
 
 } // namespace
@@ -60,8 +68,11 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
   // source, where it reads the padding), since scalar copies between
   // pointers that may alias are left scalar by the optimizer.
   const int innermost = axisOrder.back();
-  const bool vectorCopy = cx.lanes > 1 && source.strides[innermost] == 1 &&
-                          buffer.strides[innermost] == 1;
+  const bool vectorCopy =
+      cx.lanes > 1 && source.strides[innermost] == 1 &&
+      buffer.strides[innermost] == 1 &&
+      (!source.zeroPadded ||
+       innermost == static_cast<int>(tensor.axes.size()) - 1);
   std::vector<llvm::Value *> position(tensor.axes.size());
 
   // The source index along `a` at `position`; where the copy is by vectors,
@@ -103,36 +114,21 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
                            b.CreateVectorSplat(cx.lanes, limit));
   };
 
-  // A zero-padded source: the lanes inside the tensor (the row inside
-  // every padded axis, and each lane's own index inside the innermost axis)
-  // are loaded, the others are zeros, and none is addressed: a masked load
-  // reads only its lanes. The planar family's image (NCHW) is padded along
-  // its contiguous axis; an element at a time, its copy took as long as the
-  // convolution.
+  // A zero-padded source (its own buffer, whose contiguous axis is the
+  // last): the lanes inside the tensor are loaded, the others are zeros,
+  // and none is addressed: a masked load reads only its lanes. The planar
+  // family's image (NCHW) is padded along its contiguous axis; an element
+  // at a time, its copy took as long as the convolution.
   auto copyPaddedVector = [&](llvm::Value *inTile) {
     auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
     std::vector<llvm::Value *> index = sourceIndices();
-    llvm::Value *offset = cx.constant(0);
-    llvm::Value *rowInside = b.getTrue();
-    for (size_t a = 0; a < tensor.axes.size(); ++a) {
-      offset = b.CreateAdd(
-          offset, b.CreateMul(index[a], cx.constant(source.strides[a])));
-      if (static_cast<int>(a) != innermost && tensor.axes[a].zeroPadded)
-        rowInside = b.CreateAnd(
-            rowInside,
-            b.CreateICmpULT(index[a], cx.constant(tensor.axes[a].extent)));
-    }
-    llvm::Value *laneIndex = b.CreateAdd(
-        b.CreateVectorSplat(cx.lanes, index[innermost]), cx.laneIndices());
-    llvm::Value *inside = b.CreateICmpULT(
-        laneIndex, b.CreateVectorSplat(
-                       cx.lanes, cx.constant(tensor.axes[innermost].extent)));
     llvm::Value *read = b.CreateAnd(
-        b.CreateAnd(inside, b.CreateVectorSplat(cx.lanes, rowInside)),
+        lanesInsidePadding(cx, tensorIndex, index, /*stride=*/1),
         lanesBelow(inTile));
     llvm::Value *value = b.CreateMaskedLoad(
-        vectorType, b.CreateGEP(cx.f32, source.base, offset), kElementAlign,
-        read, llvm::Constant::getNullValue(vectorType));
+        vectorType,
+        b.CreateGEP(cx.f32, source.base, elementOffset(cx, source, index)),
+        kElementAlign, read, llvm::Constant::getNullValue(vectorType));
     b.CreateMaskedStore(value, packedPointer(), kElementAlign,
                         lanesBelow(inTile));
   };

@@ -104,6 +104,26 @@ bool paddedAlongVector(const EmitContext &cx, int tensor) {
   return cx.vectorDim && last.zeroPadded && last.index.uses(*cx.vectorDim);
 }
 
+llvm::Value *lanesInsidePadding(EmitContext &cx, int tensor,
+                                std::span<llvm::Value *const> axisIndex,
+                                int64_t stride) {
+  llvm::IRBuilder<> &b = cx.builder;
+  const spec::Tensor &t = cx.spec.tensors[tensor];
+  const size_t last = t.axes.size() - 1;
+  llvm::Value *row = b.getTrue();
+  for (size_t a = 0; a < last; ++a)
+    if (t.axes[a].zeroPadded)
+      row = b.CreateAnd(row, inside(cx, axisIndex[a], t.axes[a].extent));
+  llvm::Value *lane = b.CreateAdd(
+      b.CreateVectorSplat(cx.lanes, axisIndex[last]),
+      b.CreateMul(cx.laneIndices(),
+                  b.CreateVectorSplat(cx.lanes, cx.constant(stride))));
+  return b.CreateAnd(
+      b.CreateVectorSplat(cx.lanes, row),
+      b.CreateICmpULT(lane, b.CreateVectorSplat(
+                                cx.lanes, cx.constant(t.axes[last].extent))));
+}
+
 llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
                               std::span<const int64_t> offsets) {
   llvm::IRBuilder<> &b = cx.builder;
@@ -147,31 +167,19 @@ llvm::Value *loadPaddedVector(EmitContext &cx, const LoopEnv &env, int tensor,
       lanesIn = llvm::ConstantVector::get(bits);
     }
   } else {
-    // Tested at run time: the row inside every padded outer axis, and each
-    // lane's index inside the last one.
-    auto indexAlong = [&](const spec::TensorAxis &axis) {
+    // Tested at run time.
+    std::vector<llvm::Value *> axisIndex;
+    for (const spec::TensorAxis &axis : t.axes) {
       llvm::Value *index = cx.constant(axis.index.constant);
       for (const spec::AffineExpr::Term &term : axis.index.terms)
         index = b.CreateAdd(
             index, b.CreateMul(b.CreateAdd(env.index[term.dim],
                                            cx.constant(offsets[term.dim])),
                                cx.constant(term.coeff)));
-      return index;
-    };
-    llvm::Value *row = b.getTrue();
-    for (size_t a = 0; a < last; ++a)
-      if (t.axes[a].zeroPadded)
-        row = b.CreateAnd(row,
-                          inside(cx, indexAlong(t.axes[a]), t.axes[a].extent));
-    llvm::Value *lane = b.CreateAdd(
-        b.CreateVectorSplat(cx.lanes, indexAlong(t.axes[last])),
-        b.CreateMul(cx.laneIndices(),
-                    b.CreateVectorSplat(
-                        cx.lanes, cx.constant(vectorStride(cx, tensor)))));
-    lanesIn = b.CreateAnd(
-        b.CreateVectorSplat(cx.lanes, row),
-        b.CreateICmpULT(lane, b.CreateVectorSplat(
-                                  cx.lanes, cx.constant(t.axes[last].extent))));
+      axisIndex.push_back(index);
+    }
+    lanesIn =
+        lanesInsidePadding(cx, tensor, axisIndex, vectorStride(cx, tensor));
   }
   llvm::Value *tail = laneMask(cx, env, offsets);
   llvm::Value *mask = lanesIn && tail ? b.CreateAnd(lanesIn, tail)

@@ -61,6 +61,15 @@ llvm::Value *zeroPaddedElementPointer(EmitContext &cx, const TensorView &view,
 /// vectorized dimension.
 bool paddedAlongVector(const EmitContext &cx, int tensor);
 
+/// <lanes x i1>: which lanes of a vector along `tensor`'s last axis read
+/// elements rather than padding: the vector's row is inside every other
+/// zero-padded axis, and the lane's own index inside the last one. Lane l
+/// is at axisIndex[last] + stride * l; `axisIndex` holds the first lane's
+/// index along every axis.
+llvm::Value *lanesInsidePadding(EmitContext &cx, int tensor,
+                                std::span<llvm::Value *const> axisIndex,
+                                int64_t stride);
+
 /// The vector of `tensor` at env.index + offsets, for a tensor padded along
 /// the vectorized dimension: lanes in the padding (or past the vectorized
 /// dimension's tail) are zeros and read no memory.

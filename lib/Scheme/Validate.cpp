@@ -154,19 +154,14 @@ private:
       // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
       // Inputs may be read at a stride of 2 (a strided planar image): the
       // loads span twice the lanes (CodeGen/TensorAccess.h, loadVector).
+      const bool input = tensor.role == spec::TensorRole::Input;
       const int64_t coeff = contiguous.index.coeffOf(d);
-      const int64_t maxCoeff = tensor.role == spec::TensorRole::Input ? 2 : 1;
-      if (coeff > maxCoeff)
+      if (coeff > (input ? 2 : 1))
         fail(v, "vector",
              "tensor " + tensor.name + " indexes its contiguous axis with " +
-                 std::to_string(coeff) + "*" + name +
-                 ", but vector " +
-                 (maxCoeff == 1 ? "accesses of an " + std::string(
-                                      tensor.role == spec::TensorRole::Output
-                                          ? "output"
-                                          : "added tensor") +
-                                      " need coefficient 1"
-                                : std::string("loads take coefficient 1 or 2")));
+                 std::to_string(coeff) + "*" + name + ", but vector " +
+                 (input ? "loads take coefficient 1 or 2"
+                        : "stores and added tensors take coefficient 1"));
     }
   }
 

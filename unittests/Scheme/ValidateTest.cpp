@@ -277,6 +277,13 @@ TEST(Validate, VectorCoefficients) {
   EXPECT_INVALID("V(i)", strided,
                  "atom 1 'V(i)': vector: tensor A indexes its contiguous axis "
                  "with 3*i, but vector loads take coefficient 1 or 2");
+  // Stores are contiguous.
+  strided.tensors[1].axes[0] = {"x", spec::AffineExpr::of(0), 16};
+  strided.tensors[0].axes[0] = {"i", spec::AffineExpr::of(0, 2), 31};
+  EXPECT_INVALID("V(i)", strided,
+                 "atom 1 'V(i)': vector: tensor O indexes its contiguous axis "
+                 "with 2*i, but vector stores and added tensors take "
+                 "coefficient 1");
 }
 
 //===--- unroll and R -----------------------------------------------------===//

@@ -143,6 +143,17 @@ TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
   EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
 }
 
+/// Expects familyOf(spec) to throw a ttile::Error whose message has `text`.
+void expectRefused(const spec::Spec &spec, const std::string &text) {
+  try {
+    familyOf(spec);
+    ADD_FAILURE() << "no error; expected \"" << text << "\"";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find(text), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
   auto contraction = [](const char *einsum) {
     std::map<char, int64_t> sizes;
@@ -152,15 +163,34 @@ TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
     return spec::contraction(einsum, sizes);
   };
   // A batch index last: in both inputs, and no window slides.
-  EXPECT_THROW(familyOf(contraction("bij,bjk->ikb")), Error);
-  EXPECT_THROW(familyOf(contraction("ab,bc,cd->ad")), Error);
+  expectRefused(contraction("bij,bjk->ikb"),
+                "the output's last index 'b' is in both inputs, and neither "
+                "slides a window");
+  expectRefused(contraction("ab,bc,cd->ad"),
+                "it has 3 inputs; every family multiplies two");
   // A matrix-vector product has no i; ContractionProblem adds one.
-  EXPECT_THROW(familyOf(contraction("ij,j->i")), Error);
+  expectRefused(contraction("ij,j->i"),
+                "no index plays the matmul microkernel's i (an output index "
+                "of B only); give it one of size 1");
   // A convolution whose channels are in the output only (no reduction on
   // a plain axis of both operands).
   spec::Spec conv = spec::conv2d({.K = 16, .C = 4, .R = 3, .S = 3});
-  conv.dims[conv.dimId("c")].kind = spec::DimKind::Parallel;
-  EXPECT_THROW(familyOf(conv), Error);
+  spec::Spec parallelChannels = conv;
+  parallelChannels.dims[conv.dimId("c")].kind = spec::DimKind::Parallel;
+  expectRefused(parallelChannels, "no reduction index is on a plain axis of "
+                                  "both I and W (a convolution's input "
+                                  "channels)");
+  // An image with one sliding axis.
+  spec::Spec oneSliding = conv;
+  oneSliding.tensors[1].axes[2].index = spec::AffineExpr::of(conv.dimId("w"));
+  expectRefused(oneSliding, "its input I has 1 sliding axes");
+  // A planar image whose rows are not its last sliding axis.
+  spec::Spec planar = spec::conv2d({.K = 8, .C = 8, .outH = 4, .outW = 4,
+                                    .R = 3, .S = 3, .groups = 8,
+                                    .planar = true});
+  std::swap(planar.tensors[1].axes[2], planar.tensors[1].axes[3]);
+  expectRefused(planar, "its output's last index 'w' slides in I, but not "
+                        "along its last sliding axis");
 }
 
 } // namespace

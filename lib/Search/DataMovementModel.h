@@ -4,11 +4,25 @@
 // cache level, the shortest suffix of the loop nest whose footprint
 // overflows the cache is assumed to bring its footprint in once per
 // execution, so the volume moved into that level is that footprint times
-// the number of executions above it. The metric sums the volumes of all levels, each
-// divided by the bandwidth that fills it (the ECM model's argument): an
-// estimate, in cycles, of the time spent moving data. Lower is better.
+// the number of executions above it. The metric sums the volumes of all
+// levels, each divided by the bandwidth that fills it (the ECM model's
+// argument): an estimate, in cycles, of the time spent moving data. Lower
+// is better.
 //
-// One more term is not a cache level: the output accumulators, loaded
+// Footprints are counted in cache lines, as caches move them: a tile's
+// runs of contiguous elements are rounded out to whole lines, and a tile
+// whose lines map to few of a cache's sets (rows a multiple of 4 KiB
+// apart, all in one set of the L1) overflows it as soon as those sets
+// are, however small it is. The innermost level's fills overlap the
+// multiply-adds (the ECM model's in-core overlap): only the time they
+// take beyond the kernel's FMAs at the peak counts. Replayed on the TCCG
+// convergence study of docs/benchmarks/contractions.md (36 cases, 200
+// measured candidates each, `ttile-bench convergence --replay`), these
+// three took the model-ranked best of 10 within 5% of the best of 200 from
+// 12 cases to 22, the Pack term below to ... ; on 19 convolutions and
+// matrix products measured the same way, from ... to ... .
+//
+// Two more terms are not cache levels. The output accumulators, loaded
 // before every execution of the accumulation region (the Hoist) and stored
 // after it, where no FMA hides them. A scheme that splits the reduction
 // above its other loops reloads them once per split: on Yolo9000-23,
@@ -20,7 +34,10 @@
 // other, and worsens none, at kAccumulatorBytesPerCycle = 16 (at 64, on 2
 // and 5 layers). Replayed on the two studies of the Intel Xeon (0.4.0 and
 // 0.5.0), 8 brings one more layer within 5% of the best of 200 in each,
-// and a higher mean ratio in both, than 16.
+// and a higher mean ratio in both, than 16. And the copies of the Packs:
+// a copy along the source's contiguous axis moves a vector a cycle, one
+// that transposes (CodeGen/Pack.cpp copies it element by element) an
+// element a cycle, which the cache levels do not see at all.
 //
 // With several workers, a candidate's cost is divided by the speedup of its
 // parallel loop: the workers move their shares at the same time, each
@@ -47,6 +64,8 @@ struct CacheModelLevel {
   int64_t capacityBytes = 0;
   /// Bytes per cycle into this level from the one below it.
   double fillBytesPerCycle = 0;
+  /// Lines per set; 0 for a fully associative cache (or one not known).
+  int ways = 0;
 };
 
 class DataMovementModel {
@@ -63,6 +82,12 @@ public:
   /// The price of the accumulators' loads and stores, which the
   /// accumulation region waits for: calibrated on the studies above.
   static constexpr double kAccumulatorBytesPerCycle = 8;
+  /// The cost of a Pack's copy, per element, where it cannot copy whole
+  /// vectors (its innermost axis is not the source's contiguous one).
+  static constexpr double kElementCopyCycles = 1;
+  /// Two FMAs of two flops per lane and cycle: the peak the innermost
+  /// level's fills overlap.
+  static constexpr double kFlopsPerLanePerCycle = 4;
 
   /// Bytes moved into each level.
   std::vector<double> movement(const scheme::TileTree &tree,
@@ -75,9 +100,16 @@ public:
   /// loop's iterations over the rounds they take (Tpar(3,h) on two: 1.5).
   /// 1 for a serial tree.
   static double parallelSpeedup(const scheme::TileTree &tree, int workers);
-  /// The metric: sum of movement / fill bandwidth, plus the accumulators'
-  /// bytes over kAccumulatorBytesPerCycle, in cycles, over the parallel
-  /// speedup.
+  /// The cycles the copies of the tree's Packs take.
+  static double packCopyCycles(const scheme::TileTree &tree,
+                               const spec::Spec &spec);
+  /// The cycles of the tree's multiply-adds at the peak.
+  static double computeCycles(const scheme::TileTree &tree,
+                              const spec::Spec &spec);
+  /// The metric: sum of movement / fill bandwidth (the innermost level's
+  /// beyond computeCycles), plus the accumulators' bytes over
+  /// kAccumulatorBytesPerCycle, plus the Packs' copies, in cycles, over
+  /// the parallel speedup.
   double cost(const scheme::TileTree &tree, const spec::Spec &spec) const;
   /// cost() of `scheme` as it will be compiled, with its inferred Hoist
   /// (Scheme/Normalize.h).

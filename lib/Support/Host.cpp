@@ -28,7 +28,7 @@ std::vector<CacheLevel> readDataCaches() {
     std::string base =
         "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
     std::ifstream typeFile(base + "type"), levelFile(base + "level"),
-        sizeFile(base + "size");
+        sizeFile(base + "size"), waysFile(base + "ways_of_associativity");
     std::string type, size;
     int level = 0;
     if (!(typeFile >> type) || !(levelFile >> level) || !(sizeFile >> size))
@@ -40,7 +40,10 @@ std::vector<CacheLevel> readDataCaches() {
       bytes *= 1024;
     else if (size.back() == 'M')
       bytes *= 1024 * 1024;
-    caches.push_back({level, bytes});
+    int ways = 0;
+    if (!(waysFile >> ways))
+      ways = 0;
+    caches.push_back({level, bytes, ways});
   }
   return caches;
 }
@@ -137,7 +140,7 @@ HostInfo HostInfo::avx512() {
   info.hasAVX512 = info.hasAVX2 = true;
   info.vectorWidth = 16;
   info.vectorRegisters = 32;
-  info.dataCaches = {{1, 32 << 10}, {2, 1 << 20}, {3, 22 << 20}};
+  info.dataCaches = {{1, 32 << 10, 8}, {2, 1 << 20, 16}, {3, 22 << 20, 11}};
   return info;
 }
 
@@ -148,7 +151,7 @@ HostInfo HostInfo::avx2() {
   info.hasAVX2 = true;
   info.vectorWidth = 8;
   info.vectorRegisters = 16;
-  info.dataCaches = {{1, 32 << 10}, {2, 256 << 10}, {3, 8 << 20}};
+  info.dataCaches = {{1, 32 << 10, 8}, {2, 256 << 10, 4}, {3, 8 << 20, 16}};
   return info;
 }
 

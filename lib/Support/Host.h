@@ -27,6 +27,9 @@ namespace ttile {
 struct CacheLevel {
   int level = 1;
   int64_t bytes = 0; ///< Per core for private levels.
+  /// Lines per set; 0 where the system does not say (then the data-
+  /// movement model treats the cache as fully associative).
+  int ways = 0;
 };
 
 struct HostInfo {

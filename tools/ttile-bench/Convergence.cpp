@@ -68,6 +68,13 @@ std::vector<double> percentsOf(const std::vector<Candidate> &candidates) {
   return percents;
 }
 
+/// The data-movement model's cost of `scheme`, which the study ranks by.
+double modelCostOf(const spec::Spec &spec, const scheme::Scheme &scheme) {
+  static const search::DataMovementModel model =
+      search::DataMovementModel::forHost(host());
+  return model.cost(scheme, spec, host().vectorWidth);
+}
+
 /// The curve's value at n, or 0 past its end.
 double at(const std::vector<double> &curve, int n) {
   return n >= 1 && n <= static_cast<int>(curve.size()) ? curve[n - 1] : 0;
@@ -96,8 +103,6 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
                                   const ConvergenceOptions &options) {
   const spec::Spec &spec = problem.spec;
   const search::SearchSpace space = search::spaceFor(spec);
-  const search::DataMovementModel model =
-      search::DataMovementModel::forHost(host());
   measure::TensorBuffers buffers(spec, options.seed);
 
   ConvergenceStudy study;
@@ -111,7 +116,7 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
       ++study.rejected;
       continue;
     }
-    candidate->modelCost = model.cost(scheme, spec, host().vectorWidth);
+    candidate->modelCost = modelCostOf(spec, scheme);
     study.candidates.push_back(std::move(*candidate));
   }
   if (study.candidates.empty())
@@ -119,6 +124,35 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
                     " compiled and computed the right result",
                 ErrorCode::Internal);
   return study;
+}
+
+std::optional<ConvergenceStudy>
+replayConvergence(const StudiedProblem &problem,
+                  const nlohmann::json &recorded) {
+  for (const nlohmann::json &layer : recorded.at("layers")) {
+    if (layer.at("name").get<std::string>() != problem.name ||
+        layer.at("shape").get<std::string>() != problem.shape)
+      continue;
+    ConvergenceStudy study;
+    study.problem = problem;
+    study.rejected = layer.at("rejected").get<int>();
+    for (const nlohmann::json &measured : layer.at("candidates")) {
+      if (!measured.contains("scheme"))
+        throw Error("the recorded study of " + problem.name +
+                        " kept no schemes: replay needs ttile-bench's own "
+                        "--json",
+                    ErrorCode::InvalidArgument);
+      Candidate candidate;
+      candidate.scheme = measured.at("scheme").get<std::string>();
+      candidate.gflops = measured.at("gflops").get<double>();
+      candidate.percentOfPeak = measured.at("percentOfPeak").get<double>();
+      candidate.modelCost =
+          modelCostOf(problem.spec, scheme::parseScheme(candidate.scheme));
+      study.candidates.push_back(std::move(candidate));
+    }
+    return study;
+  }
+  return std::nullopt;
 }
 
 std::vector<double> bestOfCurve(std::span<const double> percents) {

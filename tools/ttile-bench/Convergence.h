@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,6 +86,16 @@ struct ConvergenceStudy {
 /// candidate.
 ConvergenceStudy studyConvergence(const StudiedProblem &problem,
                                   const ConvergenceOptions &options);
+
+/// The study of `problem` that an earlier `--json` recorded (`recorded`
+/// is that file's JSON): its candidates' schemes and measurements, their
+/// model costs computed again by today's data-movement model, so a change
+/// to the model can be judged on measured studies without measuring again.
+/// None when `recorded` holds no study of that name and shape; throws
+/// ttile::Error when it holds one without its schemes.
+std::optional<ConvergenceStudy>
+replayConvergence(const StudiedProblem &problem,
+                  const nlohmann::json &recorded);
 
 /// The curves above at n = 1..N, from `percents` in any order (the
 /// candidates' % of peak); empty for no candidates.

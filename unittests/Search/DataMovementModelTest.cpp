@@ -34,9 +34,12 @@ TEST(DataMovementModel, ThesisExampleIntoA4MiBCache) {
   std::vector<double> bytes = model.movement(tree, spec);
   ASSERT_EQ(bytes.size(), 1u);
   EXPECT_DOUBLE_EQ(bytes[0], 96.0 * (614400 + 589824 + 196608) * 4);
+  // The one level is the innermost: its fills overlap the multiply-adds,
+  // which take longer here (87 GFLOP at 64 a cycle).
+  EXPECT_LT(bytes[0], DataMovementModel::computeCycles(tree, spec));
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
-                   bytes[0] + DataMovementModel::accumulatorBytes(tree, spec) /
-                                  DataMovementModel::kAccumulatorBytesPerCycle);
+                   DataMovementModel::accumulatorBytes(tree, spec) /
+                       DataMovementModel::kAccumulatorBytesPerCycle);
 }
 
 TEST(DataMovementModel, WorkersDivideTheCostByTheirSpeedup) {
@@ -80,9 +83,12 @@ TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
   // stores its accumulators.
   EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorBytes(tree, spec),
                    2.0 * 256 * 16 * 4);
+  // 16^3 multiply-adds at 32 flops a cycle.
+  EXPECT_DOUBLE_EQ(DataMovementModel::computeCycles(tree, spec), 128);
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
-                   3 * 256 * 4 / 2.0 + 2.0 * 256 * 16 * 4 /
-                                           DataMovementModel::kAccumulatorBytesPerCycle);
+                   3 * 256 * 4 / 2.0 - 128 +
+                       2.0 * 256 * 16 * 4 /
+                           DataMovementModel::kAccumulatorBytesPerCycle);
 }
 
 TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {
@@ -122,6 +128,51 @@ TEST(DataMovementModel, SmallerTilesAtTheTopMoveMore) {
   };
   EXPECT_LT(cost("T(16,j) T(64,i) T(256,k) V(j)"),
             cost("T(64,i) T(256,k) T(16,j) V(j)"));
+}
+
+TEST(DataMovementModel, AnElementAloneCostsItsWholeLine) {
+  // Without vectors each body touches one element of each tensor; a cache
+  // too small for anything brings each in, a 64-byte line apiece.
+  spec::Spec spec = spec::matmul(2, 24, 4);
+  scheme::TileTree tree = scheme::validateScheme(
+      scheme::parseScheme("T(2,i) T(4,k) T(24,j)"), spec, 1);
+  DataMovementModel model(std::vector<CacheModelLevel>{{4, 1.0}});
+  EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 2 * 4 * 24 * 3 * 64.0);
+}
+
+TEST(DataMovementModel, RowsInOneSetOverflowItBeforeTheCache) {
+  // B's rows 4 KiB apart all map to one set of a 48 KiB, 12-way cache
+  // (64 sets): the 16 rows that T(16,k) walks overflow it, and B comes
+  // back for every row of A. 16 more floats a row spread them.
+  auto movement = [](int64_t N, int ways) {
+    spec::Spec spec = spec::matmul(16, N, 16);
+    scheme::TileTree tree = scheme::validateScheme(
+        scheme::parseScheme("T(" + std::to_string(N / 16) +
+                            ",j) T(16,i) T(16,k) V(j)"),
+        spec, 16);
+    DataMovementModel model(
+        std::vector<CacheModelLevel>{{48 << 10, 64.0, ways}});
+    return model.movement(tree, spec)[0];
+  };
+  EXPECT_GT(movement(1024, 12), 4 * movement(1024, 0));
+  EXPECT_DOUBLE_EQ(movement(1040, 12), movement(1040, 0));
+}
+
+TEST(DataMovementModel, TransposingPacksCopyAnElementACycle) {
+  // The same tiles either way; Pack(A,[i,k]) copies A's rows (k
+  // contiguous) by vectors, Pack(A,[k,i]) transposes them by elements: 2
+  // copies of 8 x 32 floats, at 1 and 1/16 of a cycle each.
+  spec::Spec spec = spec::matmul(8, 32, 32);
+  DataMovementModel model(std::vector<CacheModelLevel>{{1 << 20, 64.0}});
+  auto cost = [&](const char *pack) {
+    return model.cost(scheme::validateScheme(
+                          scheme::parseScheme(std::string("T(2,j) ") + pack +
+                                              " T(8,i) T(32,k) V(j)"),
+                          spec, 16),
+                      spec);
+  };
+  EXPECT_DOUBLE_EQ(cost("Pack(A,[k,i])") - cost("Pack(A,[i,k])"),
+                   2 * 8 * 32 * (1 - 1.0 / 16));
 }
 
 } // namespace

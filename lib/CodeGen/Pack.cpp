@@ -53,6 +53,29 @@ llvm::Value *sourcePointer(EmitContext &cx, const TensorView &source,
                                       elementOffset(cx, source, index));
 }
 
+/// Transposes the square of `rows` (as many vectors as each has lanes, a
+/// power of two) in registers: log2(lanes) rounds, each interleaving the
+/// first half of the rows with the second (row i's lanes with row i +
+/// lanes/2's), a two-vector permutation each (vpermt2ps on AVX-512).
+void transposeInRegisters(llvm::IRBuilder<> &b,
+                          std::vector<llvm::Value *> &rows) {
+  const int lanes = static_cast<int>(rows.size());
+  const int half = lanes / 2;
+  std::vector<int> low, high;
+  for (int lane = 0; lane < half; ++lane) {
+    low.insert(low.end(), {lane, lanes + lane});
+    high.insert(high.end(), {half + lane, lanes + half + lane});
+  }
+  for (int round = 1; round < lanes; round *= 2) {
+    std::vector<llvm::Value *> next(lanes);
+    for (int i = 0; i < half; ++i) {
+      next[2 * i] = b.CreateShuffleVector(rows[i], rows[i + half], low);
+      next[2 * i + 1] = b.CreateShuffleVector(rows[i], rows[i + half], high);
+    }
+    rows = std::move(next);
+  }
+}
+
 } // namespace
 
 void emitTileCopy(EmitContext &cx, int tensorIndex,
@@ -73,6 +96,29 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
       buffer.strides[innermost] == 1 &&
       (!source.zeroPadded ||
        innermost == static_cast<int>(tensor.axes.size()) - 1);
+  // Where the buffer's contiguous axis is strided in the source, the copy
+  // transposes. Where the tile is whole squares of lanes x lanes elements
+  // along that axis and the source's contiguous one, it loads them as
+  // vectors along the source's axis, transposes them in registers and
+  // stores them as vectors along the buffer's. An element at a time, such
+  // a copy was most of the time of the contractions whose vectorized
+  // operand it lays out (TCCG cases 1-8, docs/benchmarks/contractions.md);
+  // squares cut by the tile's or the tensor's end, masked, were slower than
+  // that on some (in-register transposes of mostly empty squares), so those
+  // tiles keep the copy by elements.
+  int sourceContiguous = -1;
+  for (size_t a = 0; a < tensor.axes.size(); ++a)
+    if (source.strides[a] == 1 && tensor.axes[a].extent > 1)
+      sourceContiguous = static_cast<int>(a);
+  auto wholeSquares = [&](int axis) {
+    return buffer.extents[axis] % cx.lanes == 0 &&
+           !axisMayOverrun(cx, tensor.axes[axis]);
+  };
+  const bool transposeCopy =
+      !vectorCopy && cx.lanes > 1 && !source.zeroPadded &&
+      buffer.strides[innermost] == 1 && sourceContiguous >= 0 &&
+      sourceContiguous != innermost && wholeSquares(innermost) &&
+      wholeSquares(sourceContiguous);
   std::vector<llvm::Value *> position(tensor.axes.size());
 
   // The source index along `a` at `position`; where the copy is by vectors,
@@ -163,10 +209,47 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
                         lanesBelow(inTile));
   };
 
+  // The square at `position`: its rows along the buffer's contiguous axis
+  // (`innermost`), its columns along the source's.
+  auto copyTransposedSquare = [&] {
+    auto *vectorType = llvm::FixedVectorType::get(cx.f32, cx.lanes);
+    llvm::Value *firstRow = position[innermost];
+    llvm::Value *firstColumn = position[sourceContiguous];
+    std::vector<llvm::Value *> square;
+    for (int row = 0; row < cx.lanes; ++row) {
+      position[innermost] = b.CreateAdd(firstRow, cx.constant(row));
+      square.push_back(b.CreateAlignedLoad(
+          vectorType, sourcePointer(cx, source, tensorIndex, sourceIndices()),
+          kElementAlign));
+    }
+    transposeInRegisters(b, square);
+    position[innermost] = firstRow;
+    for (int column = 0; column < cx.lanes; ++column) {
+      position[sourceContiguous] =
+          b.CreateAdd(firstColumn, cx.constant(column));
+      b.CreateAlignedStore(square[column], packedPointer(), kElementAlign);
+    }
+    position[sourceContiguous] = firstColumn;
+  };
+
   std::function<void(size_t)> copyAxis = [&](size_t level) {
     if (level == axisOrder.size())
       return copyElement();
     int axis = axisOrder[level];
+    if (transposeCopy && (axis == innermost || axis == sourceContiguous)) {
+      // Squares: the two axes step by a vector's lanes.
+      cx.countedLoop("pack." + tensor.axes[axis].name,
+                     (buffer.extents[axis] + cx.lanes - 1) / cx.lanes, {},
+                     [&](llvm::Value *iv, std::vector<llvm::Value *>) {
+                       position[axis] = b.CreateMul(iv, cx.constant(cx.lanes));
+                       if (axis == innermost)
+                         copyTransposedSquare();
+                       else
+                         copyAxis(level + 1);
+                       return std::vector<llvm::Value *>{};
+                     });
+      return;
+    }
     bool vectors = vectorCopy && axis == innermost;
     int64_t extent = buffer.extents[axis];
     int64_t trips = vectors ? (extent + cx.lanes - 1) / cx.lanes : extent;

@@ -428,6 +428,30 @@ TEST(Lowering, PackWithPermutationMakesADimensionVectorizable) {
   EXPECT_TRUE(compilesAndMatches(spec, "T(2,j) Pack(B,[k,j]) T(8,i) T(32,k) V(j)"));
 }
 
+TEST(Lowering, PackThatTransposesCopiesSquaresOfLanes) {
+  // B[j,k] into a buffer with j contiguous: whole squares of lanes x lanes
+  // are transposed in registers; tiles cut by their end (k = lanes + 5) or
+  // the tensor's (j = 2 lanes + 3, tiles of lanes overrunning it) are
+  // copied an element at a time.
+  auto matches = [](int64_t J, int64_t K, const std::string &scheme) {
+    spec::Spec spec =
+        spec::contraction("ik,jk->ij", {{'i', 8}, {'j', J}, {'k', K}});
+    return compilesAndMatches(spec, scheme + " T(8,i) T(" + std::to_string(K) +
+                                        ",k) V(j)");
+  };
+  EXPECT_TRUE(matches(2 * lanes(), 2 * lanes(), "T(2,j) Pack(B,[k,j])"));
+  EXPECT_TRUE(matches(2 * lanes(), 2 * lanes(), "Pack(B,[k,j]) T(2,j)"));
+  EXPECT_TRUE(matches(2 * lanes() + 3, lanes() + 5, "T(3,j) Pack(B,[k,j])"));
+  EXPECT_TRUE(matches(2 * lanes() + 3, lanes() + 5, "Pack(B,[k,j]) T(3,j)"));
+  // A four-axis operand, its contiguous axis in the middle of the buffer.
+  spec::Spec fourAxes = spec::contraction(
+      "aebd,ce->dcba",
+      {{'a', 2 * lanes()}, {'b', 3}, {'c', 5}, {'d', lanes()}, {'e', 6}});
+  EXPECT_TRUE(compilesAndMatches(
+      fourAxes, "Pack(A,[e,b,d,a]) T(3,b) T(5,c) T(6,e) T(" +
+                    std::to_string(lanes()) + ",d) U(2,a) V(a)"));
+}
+
 TEST(Lowering, ParallelTile) {
   EXPECT_TRUE(compilesAndMatches(spec::matmul(24, 2 * lanes(), 16),
                                  "Tpar(2,j) T(4,i) Pack(A) T(16,k) U(6,i) V(j)"));

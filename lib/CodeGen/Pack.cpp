@@ -239,7 +239,7 @@ void emitTileCopy(EmitContext &cx, int tensorIndex,
     if (transposeCopy && (axis == innermost || axis == sourceContiguous)) {
       // Squares: the two axes step by a vector's lanes.
       cx.countedLoop("pack." + tensor.axes[axis].name,
-                     (buffer.extents[axis] + cx.lanes - 1) / cx.lanes, {},
+                     buffer.extents[axis] / cx.lanes, {},
                      [&](llvm::Value *iv, std::vector<llvm::Value *>) {
                        position[axis] = b.CreateMul(iv, cx.constant(cx.lanes));
                        if (axis == innermost)

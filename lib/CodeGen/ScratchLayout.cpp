@@ -60,9 +60,7 @@ void planNode(const scheme::TileNode &node, const spec::Spec &spec,
     PackBuffer buffer;
     buffer.perWorker = insideParallel;
     for (const spec::TensorAxis &axis : tensor.axes) {
-      int64_t span = 1;
-      for (const spec::AffineExpr::Term &term : axis.index.terms)
-        span += term.coeff * (node.extent[term.dim] - 1);
+      const int64_t span = scheme::axisSpan(axis, node.extent);
       // A tile reaching into the padding packs its zeros too.
       buffer.extents.push_back(axis.zeroPadded ? span
                                                : std::min(span, axis.extent));

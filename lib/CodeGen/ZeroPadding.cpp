@@ -3,6 +3,7 @@
 #include "CodeGen/ZeroPadding.h"
 
 #include "CodeGen/TensorAccess.h"
+#include "Scheme/Footprint.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -61,13 +62,10 @@ llvm::Value *firstAlong(EmitContext &cx, const LoopEnv &env,
 }
 
 /// From the first to the last index along `axis` of `node`'s tile:
-/// coefficients are positive, so the last index is at the first plus
-/// coeff * (extent - 1) along every dimension.
+/// coefficients are positive, so the last index is the span's minus one
+/// past the first.
 int64_t spanAlong(const spec::TensorAxis &axis, const TileNode &node) {
-  int64_t span = 0;
-  for (const spec::AffineExpr::Term &term : axis.index.terms)
-    span += term.coeff * (node.extent[term.dim] - 1);
-  return span;
+  return scheme::axisSpan(axis, node.extent) - 1;
 }
 
 } // namespace

@@ -89,15 +89,19 @@ private:
 
 } // namespace
 
+int64_t axisSpan(const spec::TensorAxis &axis,
+                 const std::vector<int64_t> &tile) {
+  int64_t span = 1;
+  for (const spec::AffineExpr::Term &term : axis.index.terms)
+    span += term.coeff * (tile[term.dim] - 1);
+  return span;
+}
+
 int64_t tensorFootprint(const spec::Spec &spec, int tensor,
                         const std::vector<int64_t> &tile) {
   int64_t elements = 1;
-  for (const spec::TensorAxis &axis : spec.tensors[tensor].axes) {
-    int64_t range = 1;
-    for (const spec::AffineExpr::Term &term : axis.index.terms)
-      range += term.coeff * (tile[term.dim] - 1);
-    elements *= std::min(range, axis.extent);
-  }
+  for (const spec::TensorAxis &axis : spec.tensors[tensor].axes)
+    elements *= std::min(axisSpan(axis, tile), axis.extent);
   return elements;
 }
 

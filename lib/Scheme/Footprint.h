@@ -28,6 +28,11 @@ struct FootprintRow {
   int64_t iterationsAbove = 1;    ///< Executions of this level.
 };
 
+/// The elements along `axis` that a tile (its extent per dimension) reads:
+/// sum(coeff * (tile - 1)) + 1, not capped at the axis' extent.
+int64_t axisSpan(const spec::TensorAxis &axis,
+                 const std::vector<int64_t> &tile);
+
 /// Footprint of `tensor` over a tile given by its extent per dimension.
 int64_t tensorFootprint(const spec::Spec &spec, int tensor,
                         const std::vector<int64_t> &tile);

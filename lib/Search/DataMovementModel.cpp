@@ -57,10 +57,8 @@ TileLines tileLines(const spec::Spec &spec, int tensor, const Layout &layout,
   std::vector<std::pair<int64_t, int64_t>> across; // (runs, stride in bytes)
   for (size_t k = 0; k < inward.size(); ++k) {
     const size_t a = inward[k];
-    int64_t range = 1;
-    for (const spec::AffineExpr::Term &term : stored.axes[a].index.terms)
-      range += term.coeff * (tile[term.dim] - 1);
-    range = std::min(range, layout.extents[a]);
+    const int64_t range =
+        std::min(scheme::axisSpan(stored.axes[a], tile), layout.extents[a]);
     const int64_t strideBytes = layout.strides[a] * elementBytes;
     if (extending) {
       run *= range;

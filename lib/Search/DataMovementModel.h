@@ -1,4 +1,5 @@
-//===- Search/DataMovementModel.h - Rank schemes without running them -*- C++ -*-===//
+//===- Search/DataMovementModel.h - Rank schemes without running them -*- C++
+//-*-===//
 //
 // The data-movement metric of thesis 5.4.3, a simplified IOOpt: for each
 // cache level, the shortest suffix of the loop nest whose footprint
@@ -15,12 +16,14 @@
 // apart, all in one set of the L1) overflows it as soon as those sets
 // are, however small it is. The innermost level's fills overlap the
 // multiply-adds (the ECM model's in-core overlap): only the time they
-// take beyond the kernel's FMAs at the peak counts. Replayed on the TCCG
+// take beyond the kernel's FMAs at the peak counts. Below a Pack, the
+// packed tensor's footprints are those of its buffer. Replayed on the TCCG
 // convergence study of docs/benchmarks/contractions.md (36 cases, 200
-// measured candidates each, `ttile-bench convergence --replay`), these
-// three took the model-ranked best of 10 within 5% of the best of 200 from
-// 12 cases to 22, the Pack term below to ... ; on 19 convolutions and
-// matrix products measured the same way, from ... to ... .
+// measured candidates each, `ttile-bench convergence --replay`), these,
+// with the Packs' copies below, took the model-ranked best of 10 within 5%
+// of the best of 200 from 12 cases to 25; on 19 convolutions and matrix
+// products measured the same way, 15 stayed within 5% and the mean ratio
+// went from 0.950 to 0.964.
 //
 // Two more terms are not cache levels. The output accumulators, loaded
 // before every execution of the accumulation region (the Hoist) and stored
@@ -36,8 +39,10 @@
 // 0.5.0), 8 brings one more layer within 5% of the best of 200 in each,
 // and a higher mean ratio in both, than 16. And the copies of the Packs:
 // a copy along the source's contiguous axis moves a vector a cycle, one
-// that transposes (CodeGen/Pack.cpp copies it element by element) an
-// element a cycle, which the cache levels do not see at all.
+// that transposes an element a cycle, which the cache levels do not see at
+// all. (Since 0.13.0 CodeGen/Pack.cpp transposes tiles of whole squares in
+// registers, at about a third of that; the studies replayed here were
+// measured with element copies, so the cost stays theirs.)
 //
 // With several workers, a candidate's cost is divided by the speedup of its
 // parallel loop: the workers move their shares at the same time, each

@@ -146,8 +146,16 @@ replayConvergence(const StudiedProblem &problem,
       candidate.scheme = measured.at("scheme").get<std::string>();
       candidate.gflops = measured.at("gflops").get<double>();
       candidate.percentOfPeak = measured.at("percentOfPeak").get<double>();
-      candidate.modelCost =
-          modelCostOf(problem.spec, scheme::parseScheme(candidate.scheme));
+      scheme::Scheme parsed;
+      try {
+        parsed = scheme::parseScheme(candidate.scheme);
+      } catch (const Error &error) {
+        throw Error("the recorded study of " + problem.name +
+                        " has the scheme '" + candidate.scheme +
+                        "': " + error.what(),
+                    ErrorCode::InvalidArgument);
+      }
+      candidate.modelCost = modelCostOf(problem.spec, parsed);
       study.candidates.push_back(std::move(candidate));
     }
     return study;

@@ -92,7 +92,9 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
 /// model costs computed again by today's data-movement model, so a change
 /// to the model can be judged on measured studies without measuring again.
 /// None when `recorded` holds no study of that name and shape; throws
-/// ttile::Error when it holds one without its schemes.
+/// ttile::Error when it holds one without its schemes or with a scheme
+/// that does not parse, nlohmann::json::exception where `recorded` is not
+/// shaped as --json writes it.
 std::optional<ConvergenceStudy>
 replayConvergence(const StudiedProblem &problem,
                   const nlohmann::json &recorded);

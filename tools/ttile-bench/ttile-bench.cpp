@@ -360,17 +360,24 @@ int runCompare(const Options &options) {
 
 /// The studies of `problem` recorded in --replay's files: the first file
 /// that holds one.
-std::optional<bench::ConvergenceStudy>
-replayedStudy(const bench::StudiedProblem &problem,
-              const std::vector<nlohmann::json> &recordings,
-              nlohmann::json &machine) {
-  for (const nlohmann::json &recording : recordings)
-    if (std::optional<bench::ConvergenceStudy> study =
-            bench::replayConvergence(problem, recording)) {
-      if (machine.is_null()) // where the first of them was measured
-        machine = recording.at("machine");
-      return study;
+std::optional<bench::ConvergenceStudy> replayedStudy(
+    const bench::StudiedProblem &problem,
+    const std::vector<std::pair<std::string, nlohmann::json>> &recordings,
+    nlohmann::json &machine) {
+  for (const auto &[path, recording] : recordings) {
+    try {
+      if (std::optional<bench::ConvergenceStudy> study =
+              bench::replayConvergence(problem, recording)) {
+        if (machine.is_null()) // where the first of them was measured
+          machine = recording.at("machine");
+        return study;
+      }
+    } catch (const nlohmann::json::exception &error) {
+      throw Error(path +
+                      " is not a study that --json recorded: " + error.what(),
+                  ErrorCode::InvalidArgument);
     }
+  }
   return std::nullopt;
 }
 
@@ -388,9 +395,9 @@ int runConvergence(const Options &options) {
   if (problems.empty())
     throw CLI::ValidationError("--net/--layer/--set/--einsum",
                                "give at least one problem");
-  std::vector<nlohmann::json> recordings;
+  std::vector<std::pair<std::string, nlohmann::json>> recordings;
   for (const std::string &path : options.replay)
-    recordings.push_back(readJsonFile(path));
+    recordings.emplace_back(path, readJsonFile(path));
   const bench::Machine machine = bench::thisMachine();
   nlohmann::json recordedMachine;
   if (recordings.empty())

@@ -2,9 +2,10 @@
 //
 // A thin facade over the tuned-kernel core (TunedKernel.h), like MatMul:
 // it validates the parameters (ContractionProblem.h), checks the caller's
-// buffers by role, and hands them to the core as they are. The kernels
-// read the operands where they lie: A is the input, B the weights, and
-// there is no bias.
+// buffers by role, and hands them to the core: as they are, but for the
+// operand that a fusion of the vector index reorders (VectorIndexFusion.h),
+// which goes through a buffer of the calling thread (a constant B once, in
+// setWeights). A is the input, B the weights, and there is no bias.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,14 @@ namespace ttile {
 struct Contraction::Impl {
   explicit Impl(const ContractionParams &params)
       : problem(params), core(problem) {}
+
+  /// The operand `o` (0: A, 1: B) as the kernel reads it.
+  const float *kernelOperand(int o, const float *buffer) const {
+    const std::optional<runtime::VectorIndexFusion> &fusion = problem.fusion();
+    if (!fusion || fusion->operand() != o || !fusion->copies())
+      return buffer;
+    return fusion->reorderedInThreadBuffer(buffer);
+  }
 
   const runtime::ContractionProblem problem;
   runtime::TunedKernel core;
@@ -65,7 +74,11 @@ void Contraction::run(const RunArgs &args) const {
   ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] {
     runtime::checkRunArgs(impl_->problem.runShape(), args);
-    impl_->core.run(args);
+    RunArgs kernelArgs = args;
+    kernelArgs.input = impl_->kernelOperand(0, args.input);
+    if (args.weights)
+      kernelArgs.weights = impl_->kernelOperand(1, args.weights);
+    impl_->core.run(kernelArgs);
   });
 }
 
@@ -74,8 +87,9 @@ void Contraction::setWeights(const float *B) {
     throw Error("setWeights() is for a contraction with constantB; this one "
                 "takes B in every run()");
   runtime::checkBuffer(B, "B");
-  runtime::withOutOfMemoryAsError(
-      "setWeights()", [&] { impl_->core.setConstantWeights(B); });
+  runtime::withOutOfMemoryAsError("setWeights()", [&] {
+    impl_->core.setConstantWeights(impl_->kernelOperand(1, B));
+  });
 }
 
 std::string Contraction::scheme() const {

@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 namespace ttile::runtime {
 namespace {
@@ -41,13 +42,20 @@ struct EinsumTerms {
   }
 };
 
-/// The first letter that is no index of `spec`.
-char freeLetter(const spec::Spec &spec, std::string_view einsum) {
+/// The first letter that is no index of `spec`, if any.
+std::optional<char> unusedLetter(const spec::Spec &spec) {
   for (std::string_view letters :
        {"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
     for (char letter : letters)
       if (!spec.findDim(std::string_view(&letter, 1)))
         return letter;
+  return std::nullopt;
+}
+
+/// unusedLetter() for the index of size 1 that the microkernels need.
+char freeLetter(const spec::Spec &spec, std::string_view einsum) {
+  if (std::optional<char> letter = unusedLetter(spec))
+    return *letter;
   throw Error(fmt::format("contraction \"{}\": uses all 52 letters, and "
                           "leaves none for the index of size 1 its "
                           "microkernels need",
@@ -73,7 +81,8 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   };
   for (auto [letter, size] : params.sizes)
     checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
-  spec::Spec spec = spec::contraction(einsum, params.sizes);
+  std::map<char, int64_t> sizes = params.sizes;
+  spec::Spec spec = spec::contraction(einsum, sizes);
   for (auto [letter, size] : params.sizes)
     if (!spec.findDim(std::string_view(&letter, 1)))
       fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
@@ -92,6 +101,18 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
                                   "the contraction's multiply-adds",
                                   kMaxMultiplyAddsLog2);
 
+  if (std::optional<char> letter = unusedLetter(spec)) {
+    EinsumTerms terms(spec);
+    fusion_ = VectorIndexFusion::find(terms.operands, terms.output, sizes,
+                                      params.constantB, *letter);
+    if (fusion_) {
+      terms.operands = fusion_->operands();
+      terms.output = fusion_->output();
+      sizes = fusion_->sizes();
+      spec = spec::contraction(terms.str(), sizes);
+    }
+  }
+
   search::ContractionRoles roles;
   try {
     roles = search::contractionRoles(spec);
@@ -102,7 +123,6 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     // Unit indices go first in every term they join, so that each
     // operand keeps its contiguous letter.
     EinsumTerms terms(spec);
-    std::map<char, int64_t> sizes = params.sizes;
     const bool broadcastIsA = roles.broadcastInput == inputs[0];
     std::string &broadcast = terms.operands[broadcastIsA ? 0 : 1];
     std::string &vector = terms.operands[broadcastIsA ? 1 : 0];
@@ -144,8 +164,9 @@ std::string ContractionProblem::str() const {
   for (const spec::Dim &dim : spec_.dims)
     sizes += fmt::format("{}{}:{}", sizes.empty() ? "" : ",", dim.name,
                          dim.size);
-  return fmt::format("{} {}{}", EinsumTerms(spec_).str(), sizes,
-                     params_.constantB ? " constantB" : "");
+  return fmt::format("{} {}{}{}", EinsumTerms(spec_).str(), sizes,
+                     params_.constantB ? " constantB" : "",
+                     fusion_ ? " (" + fusion_->str() + ")" : "");
 }
 
 std::map<char, int64_t> parseContractionSizes(std::string_view text) {

@@ -2,8 +2,9 @@
 //
 // Everything the runtime derives from a user's ContractionParams: the
 // checks (each error names the letter, the operand or the column), the
-// spec (spec::contraction on the operands as they lie: no transposition),
-// and the cache key.
+// spec (spec::contraction on the operands as they lie, but for the one
+// reordered where the output's vector index fuses with its neighbour:
+// VectorIndexFusion.h), and the cache key.
 //
 // The kernels are the matmul family's, read through the roles of
 // Search/ContractionRoles.h. Where no index can play i (a matrix-vector
@@ -16,10 +17,12 @@
 #define TTILE_RUNTIME_CONTRACTIONPROBLEM_H
 
 #include "Runtime/OperatorProblem.h"
+#include "Runtime/VectorIndexFusion.h"
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +38,11 @@ public:
   int64_t bElements() const { return bElements_; }
   int64_t cElements() const { return cElements_; }
 
+  /// The fusion of the output's two innermost letters, where the spec
+  /// computes it; an operand that it reorders must go through it at every
+  /// run (or once, for a constant B).
+  const std::optional<VectorIndexFusion> &fusion() const { return fusion_; }
+
   /// The buffers of one run, for checkRunArgs.
   RunShape runShape() const;
 
@@ -48,6 +56,7 @@ public:
 private:
   ContractionParams params_;
   int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
+  std::optional<VectorIndexFusion> fusion_;
   spec::Spec spec_;
 };
 

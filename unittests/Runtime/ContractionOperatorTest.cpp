@@ -142,6 +142,65 @@ TEST_F(ContractionOperatorTest, MatrixVectorAndOuterProductsGetAUnitIndex) {
   }
 }
 
+/// Whether `contraction`'s kernel vectorizes the letter `letter`.
+bool vectorizes(const Contraction &contraction, char letter) {
+  return contraction.scheme().find("V(" + std::string(1, letter) + ")") !=
+         std::string::npos;
+}
+
+// TCCG case 20's layout at a small size: the vector letter a (24, no
+// multiple of 16) and b before it in the output are free letters of one
+// operand, which is copied with b beside a (c*d = 1024 multiply-adds per
+// element) or only renamed (b already before a), and the kernel
+// vectorizes the pair under the first free letter, g.
+TEST_F(ContractionOperatorTest, FusesTheVectorLetterWithItsNeighbour) {
+  const std::map<char, int64_t> sizes{{'a', 24}, {'b', 3}, {'c', 16},
+                                      {'d', 64}, {'e', 2}, {'f', 3}};
+  for (const char *einsum :
+       {"fbea,ecfd->dcba",  // A reordered at every run
+        "ecfd,fbea->dcba",  // B reordered, per run or once when constant
+        "feba,ecfd->dcba",  // A already in order: renamed only
+        "bfea,ecfd->dcba"}) // b first in A
+    for (bool constantB : {false, true}) {
+      ContractionParams p{einsum, sizes, constantB};
+      SCOPED_TRACE(describe(p));
+      EinsumCase test(p);
+      Contraction untuned(p);
+      EXPECT_TRUE(vectorizes(untuned, 'g')) << untuned.scheme();
+      test.expectMatches(test.run(untuned));
+      test.expectMatches(test.run(untuned)); // the buffer reused
+      Contraction tuned(p);
+      tuned.tune(quickTune());
+      EXPECT_TRUE(vectorizes(tuned, 'g')) << tuned.scheme();
+      test.expectMatches(test.run(tuned));
+    }
+}
+
+// No fusion where the vector letter fills whole vectors, where b is in the
+// other operand, or where a copy would serve too few multiply-adds.
+TEST_F(ContractionOperatorTest, FusesOnlyWhereItPays) {
+  auto sizes = [](int64_t a, int64_t c) {
+    return std::map<char, int64_t>{{'a', a},  {'b', 3}, {'c', c},
+                                   {'d', 64}, {'e', 2}, {'f', 3}};
+  };
+  for (ContractionParams p :
+       {ContractionParams{"fbea,ecfd->dcba", sizes(32, 16)},
+        ContractionParams{"fcea,ebfd->dcba", sizes(24, 16)},
+        ContractionParams{"fbea,ecfd->dcba", sizes(24, 15)}}) {
+    SCOPED_TRACE(describe(p));
+    EinsumCase test(p);
+    Contraction contraction(p);
+    EXPECT_TRUE(vectorizes(contraction, 'a')) << contraction.scheme();
+    test.expectMatches(test.run(contraction));
+  }
+  // A constant B is copied once, however few its multiply-adds.
+  ContractionParams p{"ecfd,fbea->dcba", sizes(24, 15), true};
+  EinsumCase test(p);
+  Contraction contraction(p);
+  EXPECT_TRUE(vectorizes(contraction, 'g')) << contraction.scheme();
+  test.expectMatches(test.run(contraction));
+}
+
 TEST_F(ContractionOperatorTest, SecondRunIsACacheHit) {
   ContractionParams p{"abc,cd->abd", {{'a', 4}, {'b', 6}, {'c', 20}, {'d', 33}}};
   Contraction first(p);

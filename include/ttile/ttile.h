@@ -677,12 +677,13 @@ struct ContractionParams {
 /// A contraction of one einsum and sizes, with the kernel that computes
 /// it: the same life cycle, threading and errors as Conv2D and MatMul. The
 /// kernel reads A and B where they lie, transposing nothing whole, with one
-/// exception: where the output's contiguous letter is no multiple of 16
-/// and it and the letter before it in the output are free letters of one
-/// operand that holds the first last, run() (setWeights(), for B) copies
-/// that operand with the second moved beside the first, so that the kernel
-/// vectorizes the two as one long index (docs/API.md). Otherwise,
-/// a tile of an operand is copied only where the tuner measured it faster.
+/// exception: where the output's contiguous letter is no multiple of 16,
+/// and it and another output letter are free letters of one operand that
+/// holds the first last, run() (setWeights(), for B) copies that operand,
+/// and has the kernel write the output, with the second moved beside the
+/// first where it is not, so that the kernel vectorizes the two as one long
+/// index (docs/API.md). Otherwise, a tile of an operand is copied only
+/// where the tuner measured it faster.
 /// Movable, not copyable.
 class Contraction {
 public:

@@ -3,9 +3,10 @@
 // A thin facade over the tuned-kernel core (TunedKernel.h), like MatMul:
 // it validates the parameters (ContractionProblem.h), checks the caller's
 // buffers by role, and hands them to the core: as they are, but for the
-// operand that a fusion of the vector index reorders (VectorIndexFusion.h),
-// which goes through a buffer of the calling thread (a constant B once, in
-// setWeights). A is the input, B the weights, and there is no bias.
+// operand and the output that a fusion of the vector index reorders
+// (VectorIndexFusion.h), which go through buffers of the calling thread (a
+// constant B once, in setWeights). A is the input, B the weights, and
+// there is no bias.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +25,9 @@ struct Contraction::Impl {
   /// The operand `o` (0: A, 1: B) as the kernel reads it.
   const float *kernelOperand(int o, const float *buffer) const {
     const std::optional<runtime::VectorIndexFusion> &fusion = problem.fusion();
-    if (!fusion || fusion->operand() != o || !fusion->copies())
+    if (!fusion || fusion->operand() != o || !fusion->copiesOperand())
       return buffer;
-    return fusion->reorderedInThreadBuffer(buffer);
+    return fusion->operandInThreadBuffer(buffer);
   }
 
   const runtime::ContractionProblem problem;
@@ -78,7 +79,14 @@ void Contraction::run(const RunArgs &args) const {
     kernelArgs.input = impl_->kernelOperand(0, args.input);
     if (args.weights)
       kernelArgs.weights = impl_->kernelOperand(1, args.weights);
+    const std::optional<runtime::VectorIndexFusion> &fusion =
+        impl_->problem.fusion();
+    const bool reordersOutput = fusion && fusion->copiesOutput();
+    if (reordersOutput)
+      kernelArgs.output = fusion->outputThreadBuffer();
     impl_->core.run(kernelArgs);
+    if (reordersOutput)
+      fusion->restoreOutput(kernelArgs.output, args.output);
   });
 }
 

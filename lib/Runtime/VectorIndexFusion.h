@@ -5,20 +5,26 @@
 // tile along it ends in a masked, partly idle vector: TCCG's 72 is 4.5
 // vectors, and the best kernel then spends a tenth of its multiply-adds on
 // idle lanes (and tiles the rest worse: docs/benchmarks/contractions.md,
-// "Fusing the vector index"). Where the output's two innermost letters,
-// "ba" in "...->dcba", are free letters of the same operand X, which holds
-// the vector letter a last, the pair is one index x of b*a elements in the
-// output; it is one in X too once b sits just before a. So the problem
-// becomes the contraction over x (4320 floats in the example, 270
-// vectors), on X with its axes [P, b, Q, a] reordered to [P, Q, b, a]:
+// "Fusing the vector index"). Where another output letter x is, like the
+// vector letter a, a free letter of the operand X that holds a last, the
+// pair is one index of x*a elements in both once x sits just before a in
+// each. So the problem becomes the contraction over that index, on X with
+// its axes [P, x, Q, a] reordered to [P, Q, x, a], and on an output
+// likewise reordered, which run() then writes back in the caller's order:
 //
-//     fbea,ecfd->dcba   becomes   fex,ecfd->dcx   (x = b*a, A reordered)
+//     fbea,ecfd->dcba   becomes   feg,ecfd->dcg   (x = b: A reordered)
+//     fcea,edfb->dcba   becomes   feg,edfb->dbg   (x = c: A and C)
 //
-// Reordering costs a copy of X at every run unless X is the constant B
-// (copied once, in setWeights) or b already sits before a (no copy: the
-// letters are merely renamed). The copy is made only where each element
-// of X takes part in at least kMinMultiplyAddsPerCopy multiply-adds, so
-// that it costs a few percent of the kernel at most.
+// (g, the fused letter, is the first one the einsum leaves free.)
+//
+// x is the output letter nearest a that qualifies: b in the first line,
+// which needs no reordered output. Reordering costs a copy of X at every
+// run unless X is the constant B (copied once, in setWeights) or x
+// already sits before a (the letters are merely renamed), and a copy of
+// the output at every run unless x sits before a there. Each copy is made
+// only where every element of its tensor takes part in at least
+// kMinMultiplyAddsPerCopy multiply-adds, so that it costs a few percent of
+// the kernel at most.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_VECTORINDEXFUSION_H
@@ -32,9 +38,23 @@
 
 namespace ttile::runtime {
 
+/// A row-major tensor seen as [before][moved][between][run] floats, and
+/// the same with `moved` and `between` swapped: the move of one axis past
+/// those that follow it, runs of contiguous floats copied whole.
+struct AxisMove {
+  int64_t before = 1, moved = 1, between = 1, run = 1;
+
+  /// Whether the two orders differ in memory.
+  bool copies() const { return moved > 1 && between > 1; }
+  /// [before][moved][between][run] to [before][between][moved][run].
+  void apply(const float *src, float *dst) const;
+  /// The inverse of apply().
+  void undo(const float *src, float *dst) const;
+};
+
 class VectorIndexFusion {
 public:
-  /// The multiply-adds that each element of a copied operand must take
+  /// The multiply-adds that each element of a copied tensor must take
   /// part in: a strided copy costs about a cycle an element, and 1024
   /// multiply-adds take at least 32 cycles at the peak of 16-lane FMAs.
   static constexpr int64_t kMinMultiplyAddsPerCopy = 1024;
@@ -58,16 +78,22 @@ public:
   /// The operand reordered: 0 for A, 1 for B.
   int operand() const { return operand_; }
   /// Whether the operand's elements move, or only its letters are renamed.
-  bool copies() const { return between_ > 1; }
-  /// "b,a fused as x; A reordered": for logs and docs.
+  bool copiesOperand() const { return operandMove_.copies(); }
+  /// Whether the kernel writes the output in another order than the
+  /// caller's.
+  bool copiesOutput() const { return outputMove_.copies(); }
+  /// "b,a fused as g; A reordered": for logs and docs.
   std::string str() const;
 
-  /// Writes the operand `src`, in the caller's layout, into `dst`, in the
-  /// fused problem's: [P, b, Q, a] to [P, Q, b, a]. They must not overlap.
-  void reorder(const float *src, float *dst) const;
-  /// reorder() into a buffer of the calling thread, aligned like the
-  /// tuner's, valid until this thread's next call.
-  const float *reorderedInThreadBuffer(const float *src) const;
+  /// The operand `src`, in the caller's layout, reordered for the kernel
+  /// into a buffer of the calling thread, aligned like the tuner's, valid
+  /// until this thread's next call.
+  const float *operandInThreadBuffer(const float *src) const;
+  /// A buffer of the calling thread for the kernel's output, where
+  /// copiesOutput(); valid until this thread's next call.
+  float *outputThreadBuffer() const;
+  /// Writes the kernel's output `src` into the caller's `dst`.
+  void restoreOutput(const float *src, float *dst) const;
 
 private:
   VectorIndexFusion() = default;
@@ -75,10 +101,9 @@ private:
   std::vector<std::string> operands_;
   std::string output_;
   std::map<char, int64_t> sizes_;
-  char outer_ = 0, inner_ = 0, fused_ = 0; ///< b, a and x.
+  char moved_ = 0, vector_ = 0, fused_ = 0; ///< x, a and the fused letter.
   int operand_ = 0;
-  /// The operand as [before, outer, between, inner] elements.
-  int64_t before_ = 1, outerSize_ = 1, between_ = 1, innerSize_ = 1;
+  AxisMove operandMove_, outputMove_;
 };
 
 } // namespace ttile::runtime

@@ -176,8 +176,33 @@ TEST_F(ContractionOperatorTest, FusesTheVectorLetterWithItsNeighbour) {
     }
 }
 
-// No fusion where the vector letter fills whole vectors, where b is in the
-// other operand, or where a copy would serve too few multiply-adds.
+// TCCG case 22's layout: b is B's, so c, the output letter nearest a
+// that is A's, fuses with a; the kernel writes the output as dbca, which
+// run() copies back (e*f = 1024 multiply-adds per element of C).
+TEST_F(ContractionOperatorTest, FusesThroughAReorderedOutput) {
+  const std::map<char, int64_t> sizes{{'a', 24}, {'b', 2},  {'c', 3},
+                                      {'d', 2},  {'e', 32}, {'f', 32}};
+  for (ContractionParams p :
+       {ContractionParams{"edfb,fcea->dcba", sizes, true}, // B once
+        ContractionParams{"feca,edfb->dcba", sizes},       // A renamed
+        ContractionParams{"edfb,fcea->dcba", sizes}}) {    // B: too few
+    SCOPED_TRACE(describe(p));
+    EinsumCase test(p);
+    Contraction untuned(p);
+    const bool fused = p.constantB || p.einsum[0] == 'f';
+    EXPECT_EQ(vectorizes(untuned, 'g'), fused) << untuned.scheme();
+    test.expectMatches(test.run(untuned));
+    test.expectMatches(test.run(untuned)); // the buffers reused
+    Contraction tuned(p);
+    tuned.tune(quickTune());
+    EXPECT_EQ(vectorizes(tuned, 'g'), fused) << tuned.scheme();
+    test.expectMatches(test.run(tuned));
+  }
+}
+
+// No fusion where the vector letter fills whole vectors, where c (b being
+// B's) would need the output copied for 6 multiply-adds an element, or
+// where A's copy would serve too few.
 TEST_F(ContractionOperatorTest, FusesOnlyWhereItPays) {
   auto sizes = [](int64_t a, int64_t c) {
     return std::map<char, int64_t>{{'a', a},  {'b', 3}, {'c', c},

@@ -678,10 +678,10 @@ struct ContractionParams {
 /// it: the same life cycle, threading and errors as Conv2D and MatMul. The
 /// kernel reads A and B where they lie, transposing nothing whole, with one
 /// exception: where the output's contiguous letter is no multiple of 16,
-/// and it and another output letter are free letters of one operand that
-/// holds the first last, run() (setWeights(), for B) copies that operand,
-/// and has the kernel write the output, with the second moved beside the
-/// first where it is not, so that the kernel vectorizes the two as one long
+/// and it and another output letter are free letters of one operand,
+/// run() (setWeights(), for B) copies that operand with the two last, and
+/// has the kernel write the output with the second just before the first
+/// where it is not, so that the kernel vectorizes the two as one long
 /// index (docs/API.md). Otherwise, a tile of an operand is copied only
 /// where the tuner measured it faster.
 /// Movable, not copyable.

@@ -12,25 +12,6 @@
 namespace ttile::runtime {
 namespace {
 
-/// `term` seen as [letters before x][x][letters between x and a][a].
-AxisMove moveOf(const std::string &term, char moved,
-                const std::map<char, int64_t> &sizes) {
-  AxisMove move;
-  const size_t at = term.find(moved);
-  for (size_t l = 0; l < term.size(); ++l) {
-    const int64_t size = sizes.at(term[l]);
-    if (l < at)
-      move.before *= size;
-    else if (l == at)
-      move.moved = size;
-    else if (l + 1 < term.size())
-      move.between *= size;
-    else
-      move.run = size;
-  }
-  return move;
-}
-
 /// The product of the sizes of the letters missing from `term`: the
 /// multiply-adds each of its elements takes part in.
 int64_t multiplyAddsPerElement(const std::string &term,
@@ -42,11 +23,14 @@ int64_t multiplyAddsPerElement(const std::string &term,
   return multiplyAdds;
 }
 
-/// `term` without `moved`, and `fused` in place of its last letter.
-std::string fusedTerm(std::string term, char moved, char fused) {
-  term.erase(term.find(moved), 1);
-  term.back() = fused;
-  return term;
+/// `term` without the letters `x` and `a`, then `tail`.
+std::string withTail(const std::string &term, char x, char a,
+                     const std::string &tail) {
+  std::string result;
+  for (char letter : term)
+    if (letter != x && letter != a)
+      result += letter;
+  return result + tail;
 }
 
 /// A buffer of the calling thread per use, reused across runs and grown as
@@ -61,55 +45,79 @@ float *threadBuffer(Slot slot, int64_t elements) {
   return buffer.data();
 }
 
-} // namespace
-
-namespace {
-
-/// Moves smaller than this run on the calling thread: waking the pool's
+/// Copies smaller than this run on the calling thread: waking the pool's
 /// workers would cost more than the copy.
 constexpr int64_t kParallelElements = 1 << 14;
 
-/// One AxisMove's copy, cut into its (before, moved) iterations for the
-/// thread pool: each copies `between` runs.
-struct AxisMoveJob {
-  const AxisMove &move;
+/// One LetterPermutation's copy, an iteration per row of the destination
+/// (a run along its last letter) for the thread pool.
+struct PermutationJob {
+  const std::vector<int64_t> &extents, &sourceStrides;
   const float *src;
   float *dst;
-  bool undo;
 
-  static void runIteration(void *context, int64_t iteration, int64_t) {
-    const AxisMoveJob &job = *static_cast<const AxisMoveJob *>(context);
-    const AxisMove &move = job.move;
-    const int64_t p = iteration / move.moved, m = iteration % move.moved;
-    const size_t runBytes = static_cast<size_t>(move.run) * sizeof(float);
-    for (int64_t q = 0; q < move.between; ++q) {
-      const int64_t movedFirst = ((p * move.moved + m) * move.between + q);
-      const int64_t betweenFirst = ((p * move.between + q) * move.moved + m);
-      std::memcpy(job.dst + (job.undo ? movedFirst : betweenFirst) * move.run,
-                  job.src + (job.undo ? betweenFirst : movedFirst) * move.run,
-                  runBytes);
+  static void copyRow(void *context, int64_t row, int64_t) {
+    const PermutationJob &job = *static_cast<const PermutationJob *>(context);
+    const size_t last = job.extents.size() - 1;
+    int64_t source = 0;
+    for (size_t axis = last, rest = static_cast<size_t>(row); axis-- > 0;) {
+      const auto extent = static_cast<size_t>(job.extents[axis]);
+      source += static_cast<int64_t>(rest % extent) * job.sourceStrides[axis];
+      rest /= extent;
     }
-  }
-
-  void run() {
-    const int64_t iterations = move.before * move.moved;
-    if (iterations * move.between * move.run >= kParallelElements) {
-      ttile_parallel_for(&runIteration, this, iterations);
+    const int64_t run = job.extents[last], stride = job.sourceStrides[last];
+    float *destination = job.dst + row * run;
+    if (stride == 1) {
+      std::memcpy(destination, job.src + source,
+                  static_cast<size_t>(run) * sizeof(float));
       return;
     }
-    for (int64_t iteration = 0; iteration < iterations; ++iteration)
-      runIteration(this, iteration, 0);
+    for (int64_t i = 0; i < run; ++i)
+      destination[i] = job.src[source + i * stride];
   }
 };
 
 } // namespace
 
-void AxisMove::apply(const float *src, float *dst) const {
-  AxisMoveJob{*this, src, dst, /*undo=*/false}.run();
+LetterPermutation::LetterPermutation(const std::string &from,
+                                     const std::string &to,
+                                     const std::map<char, int64_t> &sizes) {
+  for (char letter : to) {
+    const int64_t size = sizes.at(letter);
+    elements_ *= size;
+    if (size == 1)
+      continue;
+    int64_t stride = 1;
+    for (size_t l = from.size(); from[--l] != letter;)
+      stride *= sizes.at(from[l]);
+    extents_.push_back(size);
+    sourceStrides_.push_back(stride);
+  }
 }
 
-void AxisMove::undo(const float *src, float *dst) const {
-  AxisMoveJob{*this, src, dst, /*undo=*/true}.run();
+bool LetterPermutation::copies() const {
+  int64_t dense = 1;
+  for (size_t axis = extents_.size(); axis-- > 0;) {
+    if (sourceStrides_[axis] != dense)
+      return true;
+    dense *= extents_[axis];
+  }
+  return false;
+}
+
+void LetterPermutation::apply(const float *src, float *dst) const {
+  if (extents_.empty()) { // Every letter of size 1: one element.
+    *dst = *src;
+    return;
+  }
+  PermutationJob job{extents_, sourceStrides_, src, dst};
+  const int64_t rows = elements_ / extents_.back();
+  if (elements_ >= kParallelElements) {
+    ttile_parallel_for(&PermutationJob::copyRow, &job, rows);
+    return;
+  }
+  for (int64_t row = 0; row < rows; ++row)
+    PermutationJob::copyRow(&job, row, 0);
 }
 
 std::optional<VectorIndexFusion> VectorIndexFusion::find(
@@ -125,8 +133,7 @@ std::optional<VectorIndexFusion> VectorIndexFusion::find(
   };
   int operand = -1;
   for (int o = 0; o < 2; ++o)
-    if (!operands[o].empty() && operands[o].back() == vector &&
-        !holds(operands[1 - o], vector))
+    if (holds(operands[o], vector) && !holds(operands[1 - o], vector))
       operand = o;
   if (operand < 0)
     return std::nullopt;
@@ -145,8 +152,11 @@ std::optional<VectorIndexFusion> VectorIndexFusion::find(
   fusion.vector_ = vector;
   fusion.fused_ = fused;
   fusion.operand_ = operand;
-  fusion.operandMove_ = moveOf(term, moved, sizes);
-  fusion.outputMove_ = moveOf(output, moved, sizes);
+  const std::string pair{moved, vector};
+  fusion.operandOrder_ =
+      LetterPermutation(term, withTail(term, moved, vector, pair), sizes);
+  fusion.outputOrder_ =
+      LetterPermutation(withTail(output, moved, vector, pair), output, sizes);
   const bool operandCopiedOnce = operand == 1 && constantB;
   if ((fusion.copiesOperand() && !operandCopiedOnce &&
        multiplyAddsPerElement(term, sizes) < kMinMultiplyAddsPerCopy) ||
@@ -154,9 +164,10 @@ std::optional<VectorIndexFusion> VectorIndexFusion::find(
        multiplyAddsPerElement(output, sizes) < kMinMultiplyAddsPerCopy))
     return std::nullopt;
 
-  fusion.output_ = fusedTerm(output, moved, fused);
+  const std::string fusedLetter(1, fused);
+  fusion.output_ = withTail(output, moved, vector, fusedLetter);
   fusion.operands_ = operands;
-  fusion.operands_[operand] = fusedTerm(term, moved, fused);
+  fusion.operands_[operand] = withTail(term, moved, vector, fusedLetter);
   fusion.sizes_ = sizes;
   fusion.sizes_.erase(moved);
   fusion.sizes_.erase(vector);
@@ -172,21 +183,17 @@ std::string VectorIndexFusion::str() const {
 }
 
 const float *VectorIndexFusion::operandInThreadBuffer(const float *src) const {
-  const AxisMove &move = operandMove_;
-  float *buffer = threadBuffer(Slot::Operand, move.before * move.moved *
-                                                  move.between * move.run);
-  move.apply(src, buffer);
+  float *buffer = threadBuffer(Slot::Operand, operandOrder_.elements());
+  operandOrder_.apply(src, buffer);
   return buffer;
 }
 
 float *VectorIndexFusion::outputThreadBuffer() const {
-  const AxisMove &move = outputMove_;
-  return threadBuffer(Slot::Output,
-                      move.before * move.moved * move.between * move.run);
+  return threadBuffer(Slot::Output, outputOrder_.elements());
 }
 
 void VectorIndexFusion::restoreOutput(const float *src, float *dst) const {
-  outputMove_.undo(src, dst);
+  outputOrder_.apply(src, dst);
 }
 
 } // namespace ttile::runtime

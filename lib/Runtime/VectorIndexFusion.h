@@ -6,21 +6,23 @@
 // vectors, and the best kernel then spends a tenth of its multiply-adds on
 // idle lanes (and tiles the rest worse: docs/benchmarks/contractions.md,
 // "Fusing the vector index"). Where another output letter x is, like the
-// vector letter a, a free letter of the operand X that holds a last, the
-// pair is one index of x*a elements in both once x sits just before a in
-// each. So the problem becomes the contraction over that index, on X with
-// its axes [P, x, Q, a] reordered to [P, Q, x, a], and on an output
-// likewise reordered, which run() then writes back in the caller's order:
+// vector letter a, a free letter of one operand X, the pair is one index
+// of x*a elements in both once x and a end X and x sits just before a in
+// the output. So the problem becomes the contraction over that index, on
+// X with its letters reordered so (a copy: [P, x, Q, a] to [P, Q, x, a],
+// or any order to one ending in x, a), and on an output likewise
+// reordered, which run() then writes back in the caller's order:
 //
 //     fbea,ecfd->dcba   becomes   feg,ecfd->dcg   (x = b: A reordered)
 //     fcea,edfb->dcba   becomes   feg,edfb->dbg   (x = c: A and C)
+//     bfae,cedf->dcba   becomes   feg,cedf->dcg   (x = b: A, a not last)
 //
 // (g, the fused letter, is the first one the einsum leaves free.)
 //
 // x is the output letter nearest a that qualifies: b in the first line,
 // which needs no reordered output. Reordering costs a copy of X at every
-// run unless X is the constant B (copied once, in setWeights) or x
-// already sits before a (the letters are merely renamed), and a copy of
+// run unless X is the constant B (copied once, in setWeights) or X
+// already ends in x, a (the letters are merely renamed), and a copy of
 // the output at every run unless x sits before a there. Each copy is made
 // only where every element of its tensor takes part in at least
 // kMinMultiplyAddsPerCopy multiply-adds, so that it costs a few percent of
@@ -38,18 +40,29 @@
 
 namespace ttile::runtime {
 
-/// A row-major tensor seen as [before][moved][between][run] floats, and
-/// the same with `moved` and `between` swapped: the move of one axis past
-/// those that follow it, runs of contiguous floats copied whole.
-struct AxisMove {
-  int64_t before = 1, moved = 1, between = 1, run = 1;
+/// A copy of a row-major tensor from one order of its letters into
+/// another: a run of contiguous floats at a time where the last letter
+/// stays last, else an element at a time.
+class LetterPermutation {
+public:
+  LetterPermutation() = default;
+  /// From the letters `from`, the source's order, to `to`, the same
+  /// letters in the destination's.
+  LetterPermutation(const std::string &from, const std::string &to,
+                    const std::map<char, int64_t> &sizes);
 
-  /// Whether the two orders differ in memory.
-  bool copies() const { return moved > 1 && between > 1; }
-  /// [before][moved][between][run] to [before][between][moved][run].
+  /// Whether the two orders differ in memory (letters of size 1 aside).
+  bool copies() const;
+  int64_t elements() const { return elements_; }
+  /// Writes `src`, in the source's order, into `dst`, in the
+  /// destination's; on the thread pool where that pays.
   void apply(const float *src, float *dst) const;
-  /// The inverse of apply().
-  void undo(const float *src, float *dst) const;
+
+private:
+  /// The destination's letters of size above 1, outermost first: their
+  /// sizes and their strides in the source.
+  std::vector<int64_t> extents_, sourceStrides_;
+  int64_t elements_ = 1;
 };
 
 class VectorIndexFusion {
@@ -78,10 +91,10 @@ public:
   /// The operand reordered: 0 for A, 1 for B.
   int operand() const { return operand_; }
   /// Whether the operand's elements move, or only its letters are renamed.
-  bool copiesOperand() const { return operandMove_.copies(); }
+  bool copiesOperand() const { return operandOrder_.copies(); }
   /// Whether the kernel writes the output in another order than the
   /// caller's.
-  bool copiesOutput() const { return outputMove_.copies(); }
+  bool copiesOutput() const { return outputOrder_.copies(); }
   /// "b,a fused as g; A reordered": for logs and docs.
   std::string str() const;
 
@@ -103,7 +116,9 @@ private:
   std::map<char, int64_t> sizes_;
   char moved_ = 0, vector_ = 0, fused_ = 0; ///< x, a and the fused letter.
   int operand_ = 0;
-  AxisMove operandMove_, outputMove_;
+  /// The operand from the caller's order to the kernel's; the output from
+  /// the kernel's to the caller's.
+  LetterPermutation operandOrder_, outputOrder_;
 };
 
 } // namespace ttile::runtime

@@ -148,11 +148,11 @@ bool vectorizes(const Contraction &contraction, char letter) {
          std::string::npos;
 }
 
-// TCCG case 20's layout at a small size: the vector letter a (24, no
-// multiple of 16) and b before it in the output are free letters of one
-// operand, which is copied with b beside a (c*d = 1024 multiply-adds per
-// element) or only renamed (b already before a), and the kernel
-// vectorizes the pair under the first free letter, g.
+// TCCG cases 20 and 28's layouts at a small size: the vector letter a (24,
+// no multiple of 16) and b before it in the output are free letters of one
+// operand, which is copied with b, a last (c*d = 1024 multiply-adds per
+// element) or only renamed (already so), and the kernel vectorizes the
+// pair under the first free letter, g.
 TEST_F(ContractionOperatorTest, FusesTheVectorLetterWithItsNeighbour) {
   const std::map<char, int64_t> sizes{{'a', 24}, {'b', 3}, {'c', 16},
                                       {'d', 64}, {'e', 2}, {'f', 3}};
@@ -160,7 +160,8 @@ TEST_F(ContractionOperatorTest, FusesTheVectorLetterWithItsNeighbour) {
        {"fbea,ecfd->dcba",  // A reordered at every run
         "ecfd,fbea->dcba",  // B reordered, per run or once when constant
         "feba,ecfd->dcba",  // A already in order: renamed only
-        "bfea,ecfd->dcba"}) // b first in A
+        "bfea,ecfd->dcba",  // b first in A
+        "bfae,ecfd->dcba"}) // a not last in A: copied a float at a time
     for (bool constantB : {false, true}) {
       ContractionParams p{einsum, sizes, constantB};
       SCOPED_TRACE(describe(p));

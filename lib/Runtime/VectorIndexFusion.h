@@ -32,6 +32,8 @@
 #ifndef TTILE_RUNTIME_VECTORINDEXFUSION_H
 #define TTILE_RUNTIME_VECTORINDEXFUSION_H
 
+#include "Runtime/LetterPermutation.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -39,31 +41,6 @@
 #include <vector>
 
 namespace ttile::runtime {
-
-/// A copy of a row-major tensor from one order of its letters into
-/// another: a run of contiguous floats at a time where the last letter
-/// stays last, else an element at a time.
-class LetterPermutation {
-public:
-  LetterPermutation() = default;
-  /// From the letters `from`, the source's order, to `to`, the same
-  /// letters in the destination's.
-  LetterPermutation(const std::string &from, const std::string &to,
-                    const std::map<char, int64_t> &sizes);
-
-  /// Whether the two orders differ in memory (letters of size 1 aside).
-  bool copies() const;
-  int64_t elements() const { return elements_; }
-  /// Writes `src`, in the source's order, into `dst`, in the
-  /// destination's; on the thread pool where that pays.
-  void apply(const float *src, float *dst) const;
-
-private:
-  /// The destination's letters of size above 1, outermost first: their
-  /// sizes and their strides in the source.
-  std::vector<int64_t> extents_, sourceStrides_;
-  int64_t elements_ = 1;
-};
 
 class VectorIndexFusion {
 public:

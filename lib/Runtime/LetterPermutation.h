@@ -1,0 +1,46 @@
+//===- Runtime/LetterPermutation.h - A tensor in another order --*- C++ -*-===//
+//
+// The copy of a row-major tensor whose axes are named by letters, as an
+// einsum's are, from one order of the letters into another: the operands
+// and outputs that VectorIndexFusion.h reorders around a contraction's
+// kernel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_RUNTIME_LETTERPERMUTATION_H
+#define TTILE_RUNTIME_LETTERPERMUTATION_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ttile::runtime {
+
+/// A copy of a row-major tensor from one order of its letters into
+/// another: a run of contiguous floats at a time where the last letter
+/// stays last, else an element at a time.
+class LetterPermutation {
+public:
+  LetterPermutation() = default;
+  /// From the letters `from`, the source's order, to `to`, the same
+  /// letters in the destination's.
+  LetterPermutation(const std::string &from, const std::string &to,
+                    const std::map<char, int64_t> &sizes);
+
+  /// Whether the two orders differ in memory (letters of size 1 aside).
+  bool copies() const;
+  int64_t elements() const { return elements_; }
+  /// Writes `src`, in the source's order, into `dst`, in the
+  /// destination's; on the thread pool where that pays.
+  void apply(const float *src, float *dst) const;
+
+private:
+  /// The destination's letters of size above 1, outermost first: their
+  /// sizes and their strides in the source.
+  std::vector<int64_t> extents_, sourceStrides_;
+  int64_t elements_ = 1;
+};
+
+} // namespace ttile::runtime
+
+#endif // TTILE_RUNTIME_LETTERPERMUTATION_H

@@ -146,6 +146,11 @@ class ContractionTest(unittest.TestCase):
         ("ij,j->i", dict(i=33, j=10)),  # matrix-vector
         ("i,j->ij", dict(i=7, j=21)),  # outer product
         ("rqs,sp->rqp", dict(r=6, q=5, s=16, p=20)),  # doitgen
+        # Vector letters fused with a neighbour (VectorIndexFusion.h): A
+        # copied with b, a last (TCCG 28's layout), and A and C copied with
+        # c, a together (TCCG 22's).
+        ("bfae,ecfd->dcba", dict(a=24, b=3, c=32, d=32, e=2, f=3)),
+        ("fcea,edfb->dcba", dict(a=24, b=32, c=3, d=32, e=32, f=32)),
     ]
 
     def test_cases_match_numpy_einsum(self):

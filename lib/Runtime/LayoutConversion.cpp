@@ -2,7 +2,7 @@
 
 #include "Runtime/LayoutConversion.h"
 
-#include "Measure/AlignedBuffer.h"
+#include "Runtime/ThreadBuffers.h"
 #include "Support/ThreadPool.h"
 
 #include <algorithm>
@@ -91,40 +91,6 @@ void transposeTile(const float *src, int64_t rows, int64_t cols,
       dst[j * dstPitch + i] = src[i * srcPitch + j * srcStride];
 }
 
-/// The calling thread's buffer for one tensor of the kernel, reused across
-/// runs and grown as needed; aligned like the buffers kernels are tuned on.
-enum class Slot {
-  Input,
-  Weights,
-  MultiplierWeights,
-  MultiplierBias,
-  Output,
-  NhwkOutput,
-  Residual,
-  NhwkResidual,
-  Count
-};
-float *threadBuffer(Slot slot, int64_t elements) {
-  thread_local std::vector<measure::AlignedBuffer> buffers = [] {
-    std::vector<measure::AlignedBuffer> all;
-    for (int i = 0; i < static_cast<int>(Slot::Count); ++i)
-      all.emplace_back(0);
-    return all;
-  }();
-  measure::AlignedBuffer &buffer = buffers[static_cast<int>(slot)];
-  if (buffer.size() < static_cast<size_t>(elements))
-    buffer = measure::AlignedBuffer(static_cast<size_t>(elements));
-  return buffer.data();
-}
-
-} // namespace
-
-namespace {
-
-/// Conversions smaller than this run on the calling thread: waking the
-/// pool's workers would cost more than the copy.
-constexpr int64_t kParallelElements = 1 << 14;
-
 /// transposeImages, cut into (image, block of kTile rows) iterations for
 /// the thread pool.
 struct TransposeJob {
@@ -153,7 +119,7 @@ void transposeImages(const float *src, int64_t images, int64_t rows,
   // NCHW slower on two workers than on one.
   TransposeJob job{src, rows, cols, (rows + kTile - 1) / kTile, dst};
   int64_t iterations = images * job.rowBlocks;
-  if (images * rows * cols >= kParallelElements) {
+  if (images * rows * cols >= kParallelCopyElements) {
     ttile_parallel_for(&TransposeJob::runBlock, &job, iterations);
     return;
   }
@@ -193,8 +159,8 @@ LayoutConversion::toKernel(const float *input, const float *bias,
                            const float *residual, float *output) const {
   KernelBuffers kernel{input, bias, residual, output};
   if (nchw_) {
-    float *nhwcInput =
-        threadBuffer(Slot::Input, images_ * inputPixels_ * channels_);
+    float *nhwcInput = threadBuffer(ThreadBufferSlot::Input,
+                                    images_ * inputPixels_ * channels_);
     transposeImages(input, images_, channels_, inputPixels_, nhwcInput);
     kernel.input = nhwcInput;
   }
@@ -202,15 +168,15 @@ LayoutConversion::toKernel(const float *input, const float *bias,
     // The kernel's bias holds the multiplier outside the groups, like its
     // weights.
     float *biasByMultiplier =
-        threadBuffer(Slot::MultiplierBias, outputChannels_);
+        threadBuffer(ThreadBufferSlot::MultiplierBias, outputChannels_);
     transposeImages(bias, 1, groups_, multiplier_, biasByMultiplier);
     kernel.bias = biasByMultiplier;
   }
   if (residual)
     kernel.residual = kernelResidual(residual);
   if (converts())
-    kernel.output =
-        threadBuffer(Slot::Output, images_ * outputPixels_ * outputChannels_);
+    kernel.output = threadBuffer(ThreadBufferSlot::Output,
+                                 images_ * outputPixels_ * outputChannels_);
   return kernel;
 }
 
@@ -219,13 +185,13 @@ const float *LayoutConversion::kernelResidual(const float *residual) const {
   // writes its output, the caller's residual may be the caller's output.
   const int64_t elements = images_ * outputPixels_ * outputChannels_;
   if (nchw_) {
-    float *nhwk = threadBuffer(Slot::NhwkResidual, elements);
+    float *nhwk = threadBuffer(ThreadBufferSlot::NhwkResidual, elements);
     transposeImages(residual, images_, outputChannels_, outputPixels_, nhwk);
     residual = nhwk;
   }
   if (multiplier_ > 1) {
     // NHWK's [pixel][g][m] to the kernel's [pixel][m][g].
-    float *byMultiplier = threadBuffer(Slot::Residual, elements);
+    float *byMultiplier = threadBuffer(ThreadBufferSlot::Residual, elements);
     transposeImages(residual, images_ * outputPixels_, groups_, multiplier_,
                     byMultiplier);
     residual = byMultiplier;
@@ -235,8 +201,9 @@ const float *LayoutConversion::kernelResidual(const float *residual) const {
 
 const float *LayoutConversion::kernelWeights(const float *weights) const {
   if (nchw_) {
-    float *rsckWeights = threadBuffer(
-        Slot::Weights, kernelPixels_ * groupChannels_ * outputChannels_);
+    float *rsckWeights =
+        threadBuffer(ThreadBufferSlot::Weights,
+                     kernelPixels_ * groupChannels_ * outputChannels_);
     kcrsToRsck(weights, outputChannels_, groupChannels_, kernelPixels_,
                rsckWeights);
     weights = rsckWeights;
@@ -245,7 +212,7 @@ const float *LayoutConversion::kernelWeights(const float *weights) const {
     // The kernel's weights hold the multiplier outside the groups
     // (spec::ConvShape): [RS][g][m] becomes [RS][m][g].
     float *weightsByMultiplier = threadBuffer(
-        Slot::MultiplierWeights, kernelPixels_ * outputChannels_);
+        ThreadBufferSlot::MultiplierWeights, kernelPixels_ * outputChannels_);
     transposeImages(weights, kernelPixels_, groups_, multiplier_,
                     weightsByMultiplier);
     weights = weightsByMultiplier;
@@ -258,10 +225,10 @@ void LayoutConversion::fromKernel(const KernelBuffers &kernel,
   const float *nhwk = kernel.output;
   if (multiplier_ > 1) {
     // [pixel][m][g] back to NHWK's [pixel][g][m].
-    float *byGroup = nchw_ ? threadBuffer(Slot::NhwkOutput,
-                                          images_ * outputPixels_ *
-                                              outputChannels_)
-                           : output;
+    float *byGroup =
+        nchw_ ? threadBuffer(ThreadBufferSlot::NhwkOutput,
+                             images_ * outputPixels_ * outputChannels_)
+              : output;
     transposeImages(kernel.output, images_ * outputPixels_, multiplier_,
                     groups_, byGroup);
     nhwk = byGroup;

@@ -3,10 +3,10 @@
 // ttile's kernels compute on NHWC input, RSCK weights and NHWK output. A
 // problem in the layout of ONNX and PyTorch (NCHW input, KCRS weights, NKHW
 // output) runs on the same kernel: run() converts the input and the weights
-// into buffers of the calling thread, runs the kernel into a third one, and
-// converts that into the caller's output. A depthwise convolution with a
-// channel multiplier converts likewise, around a kernel that vectorizes the
-// groups (Spec/SpecBuilders.h). docs/Design.md ("Layouts") has
+// into buffers of the calling thread (ThreadBuffers.h), runs the kernel into a
+// third one, and converts that into the caller's output. A depthwise
+// convolution with a channel multiplier converts likewise, around a kernel that
+// vectorizes the groups (Spec/SpecBuilders.h). docs/Design.md ("Layouts") has
 // the measurements behind converting once per call rather than in the
 // kernel.
 //

@@ -2,16 +2,13 @@
 
 #include "Runtime/LetterPermutation.h"
 
+#include "Runtime/ThreadBuffers.h"
 #include "Support/ThreadPool.h"
 
 #include <cstring>
 
 namespace ttile::runtime {
 namespace {
-
-/// Copies smaller than this run on the calling thread: waking the pool's
-/// workers would cost more than the copy.
-constexpr int64_t kParallelElements = 1 << 14;
 
 /// One LetterPermutation's copy, an iteration per row of the destination
 /// (a run along its last letter) for the thread pool.
@@ -76,7 +73,7 @@ void LetterPermutation::apply(const float *src, float *dst) const {
   }
   PermutationJob job{extents_, sourceStrides_, src, dst};
   const int64_t rows = elements_ / extents_.back();
-  if (elements_ >= kParallelElements) {
+  if (elements_ >= kParallelCopyElements) {
     ttile_parallel_for(&PermutationJob::copyRow, &job, rows);
     return;
   }

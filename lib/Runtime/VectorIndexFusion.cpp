@@ -2,7 +2,7 @@
 
 #include "Runtime/VectorIndexFusion.h"
 
-#include "Measure/AlignedBuffer.h"
+#include "Runtime/ThreadBuffers.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -28,18 +28,6 @@ std::string withTail(const std::string &term, char x, char a,
     if (letter != x && letter != a)
       result += letter;
   return result + tail;
-}
-
-/// A buffer of the calling thread per use, reused across runs and grown as
-/// needed; aligned like the buffers kernels are tuned on.
-enum class Slot { Operand, Output };
-float *threadBuffer(Slot slot, int64_t elements) {
-  thread_local measure::AlignedBuffer buffers[2] = {measure::AlignedBuffer(0),
-                                                    measure::AlignedBuffer(0)};
-  measure::AlignedBuffer &buffer = buffers[static_cast<int>(slot)];
-  if (buffer.size() < static_cast<size_t>(elements))
-    buffer = measure::AlignedBuffer(static_cast<size_t>(elements));
-  return buffer.data();
 }
 
 } // namespace
@@ -107,13 +95,15 @@ std::string VectorIndexFusion::str() const {
 }
 
 const float *VectorIndexFusion::operandInThreadBuffer(const float *src) const {
-  float *buffer = threadBuffer(Slot::Operand, operandOrder_.elements());
+  float *buffer = threadBuffer(operand_ == 0 ? ThreadBufferSlot::Input
+                                             : ThreadBufferSlot::Weights,
+                               operandOrder_.elements());
   operandOrder_.apply(src, buffer);
   return buffer;
 }
 
 float *VectorIndexFusion::outputThreadBuffer() const {
-  return threadBuffer(Slot::Output, outputOrder_.elements());
+  return threadBuffer(ThreadBufferSlot::Output, outputOrder_.elements());
 }
 
 void VectorIndexFusion::restoreOutput(const float *src, float *dst) const {

@@ -1,0 +1,41 @@
+//===- Runtime/ThreadBuffers.h - Copies around a kernel ---------*- C++ -*-===//
+//
+// What the operators that copy tensors around a kernel share: the NCHW
+// conversions (LayoutConversion.h) and a contraction's reordered operand
+// and output (VectorIndexFusion.h). Each copy goes into a buffer of the
+// calling thread, one per slot, reused across runs and grown as needed, so
+// that runs on several threads never share one; a buffer is valid until
+// the thread's next run of any operator.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_RUNTIME_THREADBUFFERS_H
+#define TTILE_RUNTIME_THREADBUFFERS_H
+
+#include <cstdint>
+
+namespace ttile::runtime {
+
+/// What a buffer holds for the kernel.
+enum class ThreadBufferSlot {
+  Input,
+  Weights,
+  MultiplierWeights,
+  MultiplierBias,
+  Output,
+  NhwkOutput,
+  Residual,
+  NhwkResidual,
+  Count
+};
+
+/// The calling thread's buffer for `slot`, of at least `elements` floats,
+/// aligned like the buffers kernels are tuned on.
+float *threadBuffer(ThreadBufferSlot slot, int64_t elements);
+
+/// Copies of fewer elements than this run on the calling thread: waking
+/// the pool's workers would cost more than the copy.
+inline constexpr int64_t kParallelCopyElements = 1 << 14;
+
+} // namespace ttile::runtime
+
+#endif // TTILE_RUNTIME_THREADBUFFERS_H

@@ -7,6 +7,7 @@
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
 #include "Search/CandidateDraws.h"
+#include "Search/CandidateSlice.h"
 #include "Search/DataMovementModel.h"
 #include "Search/FamilyBinding.h"
 #include "Search/MicrokernelClasses.h"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 
 namespace ttile::search {
@@ -42,9 +44,9 @@ constexpr int64_t kCheckedPoints = 96;
 constexpr int64_t kFullCheckElements = 4096;
 /// Candidates the model ranks to choose a scheme without measuring.
 constexpr int kUntunedDraws = 200;
-/// Calls timed for a kernel whose single call already lasts the protocol's
-/// minimum time: the checked call was its warm-up, and at that length one
-/// call tells whether it beats the best so far. A 16-GFLOP layer then costs
+/// Calls timed for a kernel whose single call is long (timedInOneCall
+/// below): the checked call was its warm-up, and at that length one call
+/// tells whether it beats the best so far. A 16-GFLOP layer then costs
 /// two calls per candidate, not a dozen.
 constexpr int kLongKernelRepetitions = 1;
 /// A candidate whose first run (cold, the one checked against the
@@ -86,13 +88,47 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// A measured candidate, and whether one call lasts the protocol's
-/// minimum time (then its first figure is one call).
+/// A measured candidate: the kernel of its slice (CandidateSlice.h), and
+/// whether one call lasts the protocol's minimum time (then its first
+/// figure is one call). Its timing is the whole problem's: the slice's
+/// times `sliceFactor`.
 struct Finalist {
+  scheme::Scheme candidate;
   CheckedKernel checked;
+  double sliceFactor = 1;
   measure::Measurement timing;
   bool longKernel = false;
+
+  /// Seconds a call of the slice lasts, which is what measuring costs.
+  double sliceSeconds() const { return timing.medianSeconds / sliceFactor; }
 };
+
+/// Whether a candidate's figure is one call, after its checked run (then
+/// it is a "long kernel"): a slice, which lasts sliceSeconds at the peak,
+/// and any call as long. At 35 ms a call (TCCG 3, 16% of the peak), the
+/// protocol's 7 batches, warm-up and re-measures cost 10-20 calls a
+/// candidate, and a tuning 12 s.
+bool timedInOneCall(double firstRunSeconds, double sliceFactor,
+                    const TuneOptions &options) {
+  double oneCall =
+      options.sliceSeconds > 0
+          ? std::min(options.sliceSeconds, options.measure.minSeconds)
+          : options.measure.minSeconds;
+  return sliceFactor > 1 || firstRunSeconds > oneCall;
+}
+
+/// `timing` of a slice, as the time of the whole problem: `factor` times.
+measure::Measurement wholeProblem(measure::Measurement timing, double factor) {
+  timing.medianSeconds *= factor;
+  timing.minSeconds *= factor;
+  timing.maxSeconds *= factor;
+  if (timing.cyclesPerCall)
+    timing.cyclesPerCall = static_cast<uint64_t>(
+        std::llround(static_cast<double>(*timing.cyclesPerCall) * factor));
+  for (auto &[event, count] : timing.counters)
+    count *= factor;
+  return timing;
+}
 
 measure::Measurement timeCandidate(const Finalist &candidate,
                                    measure::MeasureOptions protocol) {
@@ -101,11 +137,13 @@ measure::Measurement timeCandidate(const Finalist &candidate,
     protocol.warmupRuns = 0;
     protocol.maxRemeasures = 0;
   }
-  return measure::measure(
-      [&] {
-        candidate.checked.kernel.run(candidate.checked.arguments.pointers());
-      },
-      protocol);
+  return wholeProblem(measure::measure(
+                          [&] {
+                            candidate.checked.kernel.run(
+                                candidate.checked.arguments.pointers());
+                          },
+                          protocol),
+                      candidate.sliceFactor);
 }
 
 /// Inserts `candidate` into `finalists` (fastest first), keeping at most
@@ -124,16 +162,31 @@ void keepFastest(std::vector<Finalist> &finalists, Finalist candidate) {
 
 /// What the final rounds of `finalists` and the peak probe cost, with one
 /// finalist more while there is room for one: the next candidate may join.
+/// A winner measured on a slice then runs twice on the whole problem.
 double finalRoundsSeconds(const std::vector<Finalist> &finalists,
                           bool withOneMore, double probeSeconds,
                           const measure::MeasureOptions &protocol) {
   std::vector<double> calls;
   for (const Finalist &finalist : finalists)
-    calls.push_back(finalist.timing.medianSeconds);
+    calls.push_back(finalist.sliceSeconds());
   if (withOneMore && !finalists.empty() && finalists.size() < kFinalists)
-    calls.push_back(finalists.back().timing.medianSeconds);
+    calls.push_back(finalists.back().sliceSeconds());
   calls.push_back(probeSeconds);
-  return measure::measureAlternatelySeconds(calls, protocol);
+  double wholeProblemRuns =
+      !finalists.empty() && finalists.front().sliceFactor > 1
+          ? 2 * finalists.front().timing.medianSeconds
+          : 0;
+  return measure::measureAlternatelySeconds(calls, protocol) + wholeProblemRuns;
+}
+
+/// How a candidate is named in the log: its scheme, and the share of the
+/// problem it was measured on.
+std::string describe(const Finalist &finalist) {
+  std::string text = scheme::printScheme(finalist.candidate);
+  if (finalist.sliceFactor > 1)
+    text += fmt::format(" (measured on 1/{:.1f} of the problem)",
+                        finalist.sliceFactor);
+  return text;
 }
 
 /// The peak probe, compiled once per process for the final rounds.
@@ -181,6 +234,45 @@ compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
   }
 }
 
+namespace {
+
+/// The winner, the first of `finalists` (fastest first), measured on the
+/// whole problem when its rounds ran a slice. A finalist whose whole kernel
+/// fails to compile or check (a bug, logged: its slice passed) gives way to
+/// the next.
+Finalist &measureWholeProblem(const spec::Spec &spec,
+                              std::vector<Finalist> &finalists,
+                              const measure::TensorBuffers &buffers,
+                              const TuneOptions &options) {
+  for (Finalist &finalist : finalists) {
+    if (finalist.sliceFactor == 1)
+      return finalist;
+    std::optional<CheckedKernel> checked =
+        compileAndCheck(spec, finalist.candidate, buffers);
+    if (!checked)
+      continue;
+    const double estimate = finalist.timing.medianSeconds;
+    finalist.checked = std::move(*checked);
+    finalist.sliceFactor = 1;
+    finalist.longKernel =
+        timedInOneCall(finalist.checked.firstRunSeconds, 1, options);
+    finalist.timing = timeCandidate(finalist, options.measure);
+    log().debug("winner on the whole problem: {:.1f} GFLOP/s ({:.1f} on its "
+                "slice): {}",
+                static_cast<double>(spec.flops()) /
+                    finalist.timing.medianSeconds * 1e-9,
+                static_cast<double>(spec.flops()) / estimate * 1e-9,
+                describe(finalist));
+    return finalist;
+  }
+  throw Error("no finalist of " + spec.str() +
+                  " compiled and computed the right result on the whole "
+                  "problem",
+              ErrorCode::Internal);
+}
+
+} // namespace
+
 TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   if (options.trials < 1)
     throw Error("trials must be at least 1, got " +
@@ -194,6 +286,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   const double flops = static_cast<double>(spec.flops());
   const measure::PeakKernel &probe = peakKernel();
   const double probeSeconds = probe.flopsPerCall() / peak;
+  // Candidates are measured on slices that last sliceSeconds at the peak.
+  const double sliceFlops = options.sliceSeconds * peak;
   // The final rounds: see below.
   measure::MeasureOptions finalProtocol = options.measure;
   finalProtocol.repetitions = kFinalRounds;
@@ -228,29 +322,32 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       if (!budgetAllowsCandidate())
         break;
       Clock::time_point candidateStart = Clock::now();
+      CandidateSlice slice =
+          sliceCandidate(spec, candidate, host().vectorWidth, sliceFlops);
       std::optional<CheckedKernel> checked =
-          compileAndCheck(spec, candidate, buffers);
+          compileAndCheck(slice.spec, slice.scheme, buffers);
       if (!checked) {
         ++rejected;
         continue;
       }
       ++measured;
-      bool longKernel = checked->firstRunSeconds > options.measure.minSeconds;
-      Finalist finalist{std::move(*checked), {}, longKernel};
+      bool longKernel =
+          timedInOneCall(checked->firstRunSeconds, slice.factor, options);
+      Finalist finalist{
+          candidate, std::move(*checked), slice.factor, {}, longKernel};
       double hopeless =
           finalist.longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
-      double firstRunSeconds = finalist.checked.firstRunSeconds;
+      double firstRunSeconds = finalist.checked.firstRunSeconds * slice.factor;
       bool gained = false;
       if (!finalists.empty() &&
           firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
         log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
-                    firstRunSeconds * 1e3,
-                    scheme::printScheme(finalist.checked.kernel.scheme()));
+                    firstRunSeconds * 1e3, describe(finalist));
       } else {
         finalist.timing = timeCandidate(finalist, options.measure);
         log().debug("trial {}: {:.1f} GFLOP/s {}", measured,
                     flops / finalist.timing.medianSeconds * 1e-9,
-                    scheme::printScheme(finalist.checked.kernel.scheme()));
+                    describe(finalist));
         gained = finalists.empty() ||
                  finalist.timing.medianSeconds * (1 + kPatienceGain) <=
                      finalists.front().timing.medianSeconds;
@@ -259,10 +356,9 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       budget.candidateDone(secondsSince(candidateStart), gained);
       if (options.progress && !finalists.empty()) {
         double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
-        options.progress(
-            {measured, total, secondsSince(start), gflops,
-             100 * gflops * 1e9 / peak,
-             scheme::printScheme(finalists.front().checked.kernel.scheme())});
+        options.progress({measured, total, secondsSince(start), gflops,
+                          100 * gflops * 1e9 / peak,
+                          scheme::printScheme(finalists.front().candidate)});
       }
     }
   }
@@ -302,12 +398,12 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     std::vector<measure::Measurement> finalTimings =
         measure::measureAlternately(finalRuns, finalProtocol);
     for (size_t i = 0; i < finalists.size(); ++i) {
+      finalTimings[i] = wholeProblem(finalTimings[i], finalists[i].sliceFactor);
       log().debug("finalist: {:.1f} GFLOP/s (fastest round {:.1f}), first "
                   "{:.1f} GFLOP/s: {}",
                   flops / finalTimings[i].medianSeconds * 1e-9,
                   flops / finalTimings[i].minSeconds * 1e-9,
-                  flops / trialSeconds[i] * 1e-9,
-                  scheme::printScheme(finalists[i].checked.kernel.scheme()));
+                  flops / trialSeconds[i] * 1e-9, describe(finalists[i]));
       finalists[i].timing = finalTimings[i];
     }
     verdict = judgeFinalRounds(finalTimings, trialSeconds,
@@ -340,10 +436,11 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // 17-22% of their speed, and the one that lost least was not the fastest).
   // The winner's figure is still the median of its rounds, like every
   // figure ttile reports.
-  Finalist &winner = *std::min_element(
-      finalists.begin(), finalists.end(), [](const auto &a, const auto &b) {
-        return a.timing.minSeconds < b.timing.minSeconds;
-      });
+  std::sort(finalists.begin(), finalists.end(),
+            [](const auto &a, const auto &b) {
+              return a.timing.minSeconds < b.timing.minSeconds;
+            });
+  Finalist &winner = measureWholeProblem(spec, finalists, buffers, options);
   double gflops = flops / winner.timing.medianSeconds * 1e-9;
   TuneResult best{std::move(winner.checked.kernel),
                   winner.timing,

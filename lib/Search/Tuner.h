@@ -3,8 +3,11 @@
 // The online stage (paper 4.2, 6.1): draw candidates from the structured
 // space of a problem (SearchSpace.h), compile each in this process, check it
 // against the reference executor on sampled points, time it with the
-// measurement protocol, and keep the fastest. A candidate that computes a
-// wrong result is logged as an error and discarded: it can never win. One
+// measurement protocol, and keep the fastest. A candidate of a large
+// problem is compiled, checked and timed on a slice of it
+// (CandidateSlice.h), and the winner on the whole problem. A candidate
+// that computes a wrong result is logged as an error and discarded: it can
+// never win. One
 // whose checked (cold) run is already several times slower than the best
 // median cannot win either, and is not timed further: on large layers a
 // slow candidate's full measurement would cost seconds. The five fastest
@@ -65,6 +68,12 @@ struct TuneOptions {
   /// loses a few percent on a few regular ones.
   Strategy strategy = Strategy::ModelRanked;
   measure::MeasureOptions measure;
+  /// Each candidate is measured on a slice of the problem that lasts about
+  /// this many seconds at the peak (CandidateSlice.h), the winner on the
+  /// whole problem: a 134-GFLOP contraction then tunes in seconds, not
+  /// minutes. Problems shorter than twice this are measured whole; 0
+  /// measures every candidate whole.
+  double sliceSeconds = 0.02;
   std::function<void(const TuneProgress &)> progress;
 };
 

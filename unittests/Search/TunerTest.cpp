@@ -13,6 +13,7 @@
 #include "Search/MicrokernelClasses.h"
 #include "Search/Tuner.h"
 #include "Spec/Check.h"
+#include "Spec/SpecBuilders.h"
 #include "Support/Host.h"
 
 #include "ttile/Error.h"
@@ -115,6 +116,22 @@ TEST(Tuner, RandomSearchReturnsACheckedWinner) {
 TEST(Tuner, ModelRankedSearchReturnsACheckedWinner) {
   TuneResult result = tune(smallConv(), quickOptions(Strategy::ModelRanked));
   EXPECT_EQ(result.trials, 3);
+  expectCorrect(result.kernel);
+}
+
+TEST(Tuner, MeasuresCandidatesOnSlicesAndTheWinnerWhole) {
+  // A slice of the least floating-point operations: every candidate is
+  // measured on its smallest slice, and the winner is still the kernel of
+  // the whole problem, checked and timed there.
+  spec::Spec spec = spec::matmul(96, 80, 48);
+  TuneOptions options = quickOptions(Strategy::ModelRanked);
+  options.sliceSeconds = 1e-12;
+  TuneResult result = tune(spec, options);
+  EXPECT_EQ(result.rejected, 0);
+  EXPECT_EQ(result.kernel.spec().str(), spec.str());
+  EXPECT_NO_THROW(
+      scheme::validateScheme(result.kernel.scheme(), spec, host().vectorWidth));
+  EXPECT_GT(result.gflops, 0);
   expectCorrect(result.kernel);
 }
 

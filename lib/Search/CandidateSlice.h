@@ -1,0 +1,59 @@
+//===- Search/CandidateSlice.h - Measuring on a slice -----------*- C++ -*-===//
+//
+// A candidate of a large problem runs for seconds: a 134-GFLOP contraction
+// lasts 0.5-1 s a call, and measuring 20 candidates and 5 finalists at two
+// to nine calls each took 70-260 s (docs/benchmarks/contractions.md). Its
+// outermost loops, though, repeat one nest over the problem's slices: the
+// first slice alone runs the same register tiles, packs and cache-level
+// tiles, in about 1/n of the time. The tuner measures candidates on such a
+// slice, and the winner on the whole problem.
+//
+// A slice runs the scheme's outermost loops for fewer iterations. From
+// the top down to the first Pack, Hoist, U or V, each T(n,d) loop is
+// dropped (and d's size divided by n) while the slice keeps at least
+// `minFlops`, a call long enough to be timed in one; of the next loop that
+// can be cut, the fewest iterations that keep minFlops stay. Every other
+// loop (R, Lambda, Tpar, Tfused, and a T loop that cannot be cut) runs
+// whole, and below it only a dimension is cut that no tensor it reuses
+// (one without its dimension) has: the footprints of the loops that stay
+// are the candidate's own. Cutting under them instead shrank what they
+// reuse: on TCCG 20, below a whole loop over e, a 25-MB output slice that
+// fits the 32-MB L3, where the 75-MB output does not, measured 24% faster
+// than the problem ran. Only a dimension the scheme covers exactly (no
+// masked tile) is cut.
+//
+// The slice's spec keeps the problem's strides: its tensors are the first
+// elements of the problem's own, at the same addresses' distances, so a
+// slice kernel runs on the problem's buffers and is checked there against
+// the reference of the slice.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_SEARCH_CANDIDATESLICE_H
+#define TTILE_SEARCH_CANDIDATESLICE_H
+
+#include "Scheme/Scheme.h"
+#include "Spec/Spec.h"
+
+#include <cstdint>
+
+namespace ttile::search {
+
+struct CandidateSlice {
+  spec::Spec spec;       ///< The problem's first slice (the problem itself when
+                         ///< factor is 1).
+  scheme::Scheme scheme; ///< The candidate without its peeled loops.
+  /// The problem's iterations over the slice's: a call of the problem
+  /// lasts about `factor` calls of the slice.
+  double factor = 1;
+};
+
+/// The slice of `spec` on which to measure `candidate` (see above), at
+/// least `minFlops` floating-point operations; the problem itself when no
+/// loop can be peeled. `candidate` must be valid for `spec`.
+CandidateSlice sliceCandidate(const spec::Spec &spec,
+                              const scheme::Scheme &candidate, int vectorWidth,
+                              double minFlops);
+
+} // namespace ttile::search
+
+#endif // TTILE_SEARCH_CANDIDATESLICE_H

@@ -4,6 +4,7 @@
 
 #include "Measure/PeakProbe.h"
 #include "Measure/TensorBuffers.h"
+#include "Scheme/Normalize.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
 #include "Search/CandidateDraws.h"
@@ -89,9 +90,8 @@ double secondsSince(Clock::time_point start) {
 }
 
 /// A measured candidate: the kernel of its slice (CandidateSlice.h), and
-/// whether one call lasts the protocol's minimum time (then its first
-/// figure is one call). Its timing is the whole problem's: the slice's
-/// times `sliceFactor`.
+/// whether its figure is one call (timedInOneCall). Its timing is the
+/// whole problem's: the slice's times `sliceFactor`.
 struct Finalist {
   scheme::Scheme candidate;
   CheckedKernel checked;
@@ -287,7 +287,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   const measure::PeakKernel &probe = peakKernel();
   const double probeSeconds = probe.flopsPerCall() / peak;
   // Candidates are measured on slices that last sliceSeconds at the peak.
-  const double sliceFlops = options.sliceSeconds * peak;
+  const double minSliceFlops = options.sliceSeconds * peak;
   // The final rounds: see below.
   measure::MeasureOptions finalProtocol = options.measure;
   finalProtocol.repetitions = kFinalRounds;
@@ -323,7 +323,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
         break;
       Clock::time_point candidateStart = Clock::now();
       CandidateSlice slice =
-          sliceCandidate(spec, candidate, host().vectorWidth, sliceFlops);
+          sliceCandidate(spec, candidate, host().vectorWidth, minSliceFlops);
       std::optional<CheckedKernel> checked =
           compileAndCheck(slice.spec, slice.scheme, buffers);
       if (!checked) {
@@ -333,8 +333,13 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       ++measured;
       bool longKernel =
           timedInOneCall(checked->firstRunSeconds, slice.factor, options);
-      Finalist finalist{
-          candidate, std::move(*checked), slice.factor, {}, longKernel};
+      // Named, and compiled whole, with its Hoist, as Kernel::scheme()
+      // shows it.
+      Finalist finalist{scheme::withInferredHoist(candidate, spec),
+                        std::move(*checked),
+                        slice.factor,
+                        {},
+                        longKernel};
       double hopeless =
           finalist.longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
       double firstRunSeconds = finalist.checked.firstRunSeconds * slice.factor;
@@ -435,7 +440,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // kernel alike (in a slow spell of ResNet50-13, five finalists lost
   // 17-22% of their speed, and the one that lost least was not the fastest).
   // The winner's figure is still the median of its rounds, like every
-  // figure ttile reports.
+  // figure ttile reports; a winner measured on a slice has its figure
+  // measured again on the whole problem.
   std::sort(finalists.begin(), finalists.end(),
             [](const auto &a, const auto &b) {
               return a.timing.minSeconds < b.timing.minSeconds;

@@ -116,7 +116,7 @@ Measurement measure(const std::function<void()> &run,
   for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
     run();
   int64_t calls =
-      options.coldCache
+      options.coldCache || options.singleCalls
           ? 1
           : calibrateCalls(run, options.minSeconds / options.repetitions,
                            timer);
@@ -146,11 +146,11 @@ measureAlternately(const std::vector<std::function<void()>> &runs,
   for (const std::function<void()> &run : runs) {
     for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
       run();
-    calls.push_back(options.coldCache
-                        ? 1
-                        : calibrateCalls(run, options.minSeconds /
-                                                  options.repetitions,
-                                         timer));
+    calls.push_back(
+        options.coldCache || options.singleCalls
+            ? 1
+            : calibrateCalls(run, options.minSeconds / options.repetitions,
+                             timer));
   }
   std::vector<std::vector<TimerReading>> readings(runs.size());
   for (int round = 0; round < options.repetitions; ++round)
@@ -179,10 +179,11 @@ double measureAlternatelySeconds(const std::vector<double> &callSeconds,
       continue;
     // calibrateCalls() doubles a batch until it lasts batchTarget: batches
     // of 1, 2, ..., calls, that is 2 * calls - 1 calls in all.
+    const bool calibrated = !options.coldCache && !options.singleCalls;
     int64_t calls = 1;
-    while (!options.coldCache && static_cast<double>(calls) * call < batchTarget)
+    while (calibrated && static_cast<double>(calls) * call < batchTarget)
       calls *= 2;
-    double calibration = options.coldCache ? 0 : 2.0 * calls - 1;
+    double calibration = calibrated ? 2.0 * calls - 1 : 0;
     // Each round: a batch, after one untimed call when it holds several.
     double round = static_cast<double>(calls) +
                    (!options.coldCache && calls > 1 ? 1 : 0);

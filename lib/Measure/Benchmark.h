@@ -28,6 +28,10 @@
 // after the other compares the moments as much as the kernels; within a
 // round, batches milliseconds apart see the same machine.
 //
+// Single calls: a batch is one call, uncalibrated, for a call long enough
+// to be timed alone (the tuner's slices of 20 ms: calibrating one to
+// minSeconds ran 7 calls before the 4 it timed).
+//
 // Cold cache: every call is preceded by flushCaches() and timed on its
 // own, the flush excluded; a batch is a single call. The minimum time does
 // not apply there: a flush costs milliseconds, and a call from cold caches
@@ -51,6 +55,9 @@ struct MeasureOptions {
   int repetitions = 7;      ///< Batches whose median is reported.
   int warmupRuns = 2;       ///< Untimed calls before calibration.
   bool coldCache = false;   ///< Flush the caches before every call.
+  /// A batch is one call, not calibrated: for calls long enough to be
+  /// timed alone, where calibrating would run several to learn that.
+  bool singleCalls = false;
   double maxSpread = 0.05;  ///< Re-measure above this relative spread.
   int maxRemeasures = 2;    ///< At most this many extra measurements.
 };

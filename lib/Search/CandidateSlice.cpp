@@ -2,10 +2,12 @@
 
 #include "Search/CandidateSlice.h"
 
+#include "Scheme/Footprint.h"
 #include "Scheme/Tiling.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -40,49 +42,123 @@ spec::Spec shrink(const spec::Spec &spec, const std::vector<int64_t> &sizes) {
   return slice;
 }
 
+/// The cache level that holds `bytes` reused (0 for the L1): the first at
+/// most half full with them; the number of levels for memory, beyond
+/// twice the last level's capacity. Nullopt within a factor of two of a
+/// level's capacity, where how much stays cached is anyone's guess: a
+/// shared L3 holds less than its size, and on TCCG 21 a Lambda whose 30 MB
+/// a 32-MB L3 "held" ran its 9-MB slice 15% faster than the problem.
+std::optional<size_t> reuseLevel(int64_t bytes,
+                                 const std::vector<CacheLevel> &caches) {
+  for (size_t level = 0; level < caches.size(); ++level) {
+    if (2 * bytes <= caches[level].bytes)
+      return level;
+    if (bytes <= 2 * caches[level].bytes)
+      return std::nullopt;
+  }
+  return caches.size();
+}
+
+/// A loop above the cut that runs whole: what one of its iterations covers,
+/// and the cache level it reuses its data from on the whole problem.
+struct WholeLoop {
+  std::vector<int64_t> iterationTile;
+  std::optional<size_t> level;
+};
+
+int64_t footprintBytes(const spec::Spec &spec,
+                       const std::vector<int64_t> &tile) {
+  int64_t bytes = 0;
+  for (int t = 0; t < static_cast<int>(spec.tensors.size()); ++t)
+    bytes += scheme::tensorFootprint(spec, t, tile) *
+             static_cast<int64_t>(sizeof(float));
+  return bytes;
+}
+
 } // namespace
 
 CandidateSlice sliceCandidate(const spec::Spec &spec,
-                              const scheme::Scheme &candidate, int vectorWidth,
-                              double minFlops) {
+                              const scheme::Scheme &candidate,
+                              const HostInfo &target, double minFlops) {
   const scheme::TileTree tree =
-      scheme::buildTileTree(candidate, spec, vectorWidth);
+      scheme::buildTileTree(candidate, spec, target.vectorWidth);
   std::vector<int64_t> sizes;
   for (const spec::Dim &dim : spec.dims)
     sizes.push_back(dim.size);
-  // The dimensions of the loops above that run whole, and whether cutting
-  // `dim` would shrink what one of them reuses: a tensor it does not index.
-  std::vector<spec::DimId> whole;
-  auto shrinksReuse = [&](spec::DimId dim) {
-    for (spec::DimId loop : whole)
-      for (const spec::Tensor &tensor : spec.tensors)
-        if (!tensor.uses(loop) && tensor.uses(dim))
-          return true;
-    return false;
+  // The extent the loops left cover per dimension: beyond the size where
+  // the last tile is masked.
+  std::vector<int64_t> covered = tree.root.extent;
+  // One iteration of a loop's node: its child; of a Lambda's, the largest
+  // of its parts' nests.
+  auto iterationOf =
+      [&](const scheme::TileNode &loop) -> const scheme::TileNode & {
+    if (loop.kind != scheme::TileNode::Kind::Sequence)
+      return loop.child();
+    const scheme::TileNode *largest = &loop.children.front().child();
+    for (const scheme::TileNode &part : loop.children)
+      if (footprintBytes(spec, part.child().extent) >
+          footprintBytes(spec, largest->extent))
+        largest = &part.child();
+    return *largest;
   };
-  const double flops = static_cast<double>(spec.flops());
-  double sliceFlops = flops;
+  // The loops above that run whole. A cut below one must leave the data
+  // one of its iterations touches at the cache level it is reused from on
+  // the whole problem. The dimensions whose loops below can no longer be
+  // cut: one above runs whole, or is a Lambda (whose iterations differ).
+  std::vector<WholeLoop> wholeLoops;
+  std::vector<bool> cutNoFurther(spec.dims.size(), false);
+  auto keepsReuse = [&](const std::vector<int64_t> &cutSizes) {
+    for (const WholeLoop &loop : wholeLoops) {
+      std::vector<int64_t> tile = loop.iterationTile;
+      for (size_t d = 0; d < tile.size(); ++d)
+        tile[d] = std::min(tile[d], cutSizes[d]);
+      if (!loop.level || reuseLevel(footprintBytes(spec, tile),
+                                    target.dataCaches) != loop.level)
+        return false;
+    }
+    return true;
+  };
   scheme::Scheme sliced;
+  const scheme::TileNode *node = &tree.root;
+  auto keepWhole = [&](const scheme::Atom &atom,
+                       const std::vector<spec::DimId> &dims) {
+    const std::vector<int64_t> &tile = iterationOf(*node).extent;
+    wholeLoops.push_back(
+        {tile, reuseLevel(footprintBytes(spec, tile), target.dataCaches)});
+    for (spec::DimId dim : dims)
+      cutNoFurther[dim] = true;
+    sliced.atoms.push_back(atom);
+  };
+  double sliceFlops = static_cast<double>(spec.flops());
+  double factor = 1;
   size_t next = 0;
-  for (; next < candidate.atoms.size(); ++next) {
+  for (; next < candidate.atoms.size(); ++next, node = &iterationOf(*node)) {
     const scheme::Atom &atom = candidate.atoms[next];
     if (const auto *loop = std::get_if<scheme::TAtom>(&atom)) {
       const spec::DimId dim = spec.dimId(loop->dim);
-      // The fewest iterations of this loop that keep minFlops.
+      // The fewest iterations of this loop that keep minFlops, each a
+      // whole tile: on a masked dimension, only those inside its size.
+      const int64_t tile = covered[dim] / loop->count;
       const int64_t kept = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil(
                  minFlops * static_cast<double>(loop->count) / sliceFlops)));
       if (kept >= loop->count && sliceFlops < 2 * minFlops)
         break; // Small enough: no loop below can be cut either.
-      if (kept >= loop->count || tree.root.extent[dim] != spec.dims[dim].size ||
-          shrinksReuse(dim)) {
-        whole.push_back(dim);
-        sliced.atoms.push_back(atom);
+      std::vector<int64_t> cutSizes = sizes;
+      cutSizes[dim] = kept * tile;
+      if (kept >= loop->count || cutSizes[dim] > sizes[dim] ||
+          cutNoFurther[dim] || !keepsReuse(cutSizes)) {
+        keepWhole(atom, {dim});
         continue;
       }
-      sizes[dim] = sizes[dim] / loop->count * kept;
-      sliceFlops = sliceFlops / static_cast<double>(loop->count) *
-                   static_cast<double>(kept);
+      sliceFlops = sliceFlops * static_cast<double>(cutSizes[dim]) /
+                   static_cast<double>(sizes[dim]);
+      // A masked tile runs every iteration of the loops below it, as a
+      // whole one does: the problem lasts as many slices as the loop has
+      // iterations for the kept ones, not as its share of the FLOPs says.
+      factor *= static_cast<double>(loop->count) / static_cast<double>(kept);
+      sizes = std::move(cutSizes);
+      covered[dim] = sizes[dim];
       if (kept > 1) {
         sliced.atoms.push_back(scheme::TAtom{kept, loop->dim});
         ++next;
@@ -90,28 +166,60 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       }
       continue;
     }
+    if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atom)) {
+      // A Lambda is cut as a T loop is, each part keeping its share of its
+      // repetitions (at least one, so that both microkernels run): its
+      // iterations below stay those of the problem, and the nest below it
+      // may be cut further.
+      if (sliceFlops < 2 * minFlops)
+        break;
+      const spec::DimId dim = spec.dimId(lambda->dim);
+      scheme::LambdaAtom keptParts = *lambda;
+      std::vector<int64_t> cutSizes = sizes;
+      cutSizes[dim] = 0;
+      for (size_t part = 0; part < lambda->parts.size(); ++part) {
+        int64_t &repetitions = keptParts.parts[part].first;
+        repetitions = std::max<int64_t>(
+            1, static_cast<int64_t>(std::ceil(
+                   minFlops * static_cast<double>(repetitions) / sliceFlops)));
+        cutSizes[dim] += repetitions * node->children[part].child().extent[dim];
+      }
+      if (cutSizes[dim] >= covered[dim] || cutSizes[dim] > sizes[dim] ||
+          cutNoFurther[dim] || !keepsReuse(cutSizes)) {
+        keepWhole(atom, {dim});
+        continue;
+      }
+      sliceFlops = sliceFlops * static_cast<double>(cutSizes[dim]) /
+                   static_cast<double>(sizes[dim]);
+      factor *= static_cast<double>(covered[dim]) /
+                static_cast<double>(cutSizes[dim]);
+      sizes = std::move(cutSizes);
+      covered[dim] = sizes[dim];
+      cutNoFurther[dim] = true;
+      sliced.atoms.push_back(keptParts);
+      continue;
+    }
     // Other loops run whole; the atoms from the first Pack, Hoist, U or V
     // on are the candidate's nest, never cut.
     if (const auto *r = std::get_if<scheme::RAtom>(&atom))
-      whole.push_back(spec.dimId(r->dim));
-    else if (const auto *lambda = std::get_if<scheme::LambdaAtom>(&atom))
-      whole.push_back(spec.dimId(lambda->dim));
+      keepWhole(atom, {spec.dimId(r->dim)});
     else if (const auto *parallel = std::get_if<scheme::TparAtom>(&atom))
-      whole.push_back(spec.dimId(parallel->dim));
-    else if (const auto *fused = std::get_if<scheme::TfusedAtom>(&atom))
+      keepWhole(atom, {spec.dimId(parallel->dim)});
+    else if (const auto *fused = std::get_if<scheme::TfusedAtom>(&atom)) {
+      std::vector<spec::DimId> dims;
       for (const auto &[dim, count] : fused->loops)
-        whole.push_back(spec.dimId(dim));
-    else
+        dims.push_back(spec.dimId(dim));
+      keepWhole(atom, dims);
+    } else
       break;
-    sliced.atoms.push_back(atom);
   }
-  if (sliceFlops == flops)
+  if (factor == 1)
     return {spec, candidate, 1};
   sliced.atoms.insert(sliced.atoms.end(),
                       candidate.atoms.begin() +
                           static_cast<std::ptrdiff_t>(next),
                       candidate.atoms.end());
-  return {shrink(spec, sizes), std::move(sliced), flops / sliceFlops};
+  return {shrink(spec, sizes), std::move(sliced), factor};
 }
 
 } // namespace ttile::search

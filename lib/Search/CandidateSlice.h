@@ -14,13 +14,20 @@
 // `minFlops`, a call long enough to be timed in one; of the next loop that
 // can be cut, the fewest iterations that keep minFlops stay. Every other
 // loop (R, Lambda, Tpar, Tfused, and a T loop that cannot be cut) runs
-// whole, and below it only a dimension is cut that no tensor it reuses
-// (one without its dimension) has: the footprints of the loops that stay
-// are the candidate's own. Cutting under them instead shrank what they
-// reuse: on TCCG 20, below a whole loop over e, a 25-MB output slice that
-// fits the 32-MB L3, where the 75-MB output does not, measured 24% faster
-// than the problem ran. Only a dimension the scheme covers exactly (no
-// masked tile) is cut.
+// whole, and a loop below it is cut only where the data one iteration of
+// the whole loop touches stays at the cache level it is reused from on the
+// problem: the first level it fills at most half, or memory beyond twice
+// the last level (within a factor of two of a level's capacity, no cut).
+// Cutting under a whole loop regardless shrank what it reuses: on TCCG 20,
+// below a whole loop over e, a 25-MB output slice that fits the 32-MB L3, where
+// the 75-MB output does not, measured 24% faster than the problem ran.
+// Forbidding every cut that shrinks a tensor the whole loop reuses left
+// candidates with a Lambda at the top (TCCG 30: 90 MB reused from memory either
+// way) measured whole, 1-3 s each. A dimension the scheme covers beyond its
+// size (its last tile masked) is cut to the iterations that lie inside it, and
+// there the iterations count, not the FLOPs: loops run their full trip counts
+// in a masked tile, which costs what a whole one does. On TCCG 30 (g =
+// 4320 in tiles of 64) such candidates were measured whole, 2-3 s each.
 //
 // The slice's spec keeps the problem's strides: its tensors are the first
 // elements of the problem's own, at the same addresses' distances, so a
@@ -33,6 +40,7 @@
 
 #include "Scheme/Scheme.h"
 #include "Spec/Spec.h"
+#include "Support/Host.h"
 
 #include <cstdint>
 
@@ -43,16 +51,18 @@ struct CandidateSlice {
                          ///< factor is 1).
   scheme::Scheme scheme; ///< The candidate without its peeled loops.
   /// The problem's iterations over the slice's: a call of the problem
-  /// lasts about `factor` calls of the slice.
+  /// lasts about `factor` calls of the slice. The FLOPs' ratio, but where
+  /// a masked dimension was cut.
   double factor = 1;
 };
 
 /// The slice of `spec` on which to measure `candidate` (see above), at
-/// least `minFlops` floating-point operations; the problem itself when no
-/// loop can be peeled. `candidate` must be valid for `spec`.
+/// least `minFlops` floating-point operations, for `target`'s vectors and
+/// caches; the problem itself when no loop can be peeled. `candidate` must
+/// be valid for `spec`.
 CandidateSlice sliceCandidate(const spec::Spec &spec,
-                              const scheme::Scheme &candidate, int vectorWidth,
-                              double minFlops);
+                              const scheme::Scheme &candidate,
+                              const HostInfo &target, double minFlops);
 
 } // namespace ttile::search
 

@@ -92,6 +92,25 @@ TEST(Benchmark, ColdCacheTimesSingleCalls) {
   EXPECT_GT(cacheFlushBytes(), 0);
 }
 
+TEST(Benchmark, SingleCallsAreNotCalibrated) {
+  // A call far shorter than a batch's target: calibrating would run it
+  // dozens of times; single calls run it once a repetition.
+  int64_t calls = 0;
+  MeasureOptions options = quick();
+  options.singleCalls = true;
+  options.repetitions = 3;
+  options.warmupRuns = 0;
+  options.maxRemeasures = 0;
+  Measurement measurement = measure([&] { ++calls; }, options);
+  EXPECT_EQ(measurement.callsPerRepetition, 1);
+  EXPECT_EQ(calls, 3);
+  // Alternately too: each round times one call of each kernel.
+  calls = 0;
+  measureAlternately({[&] { ++calls; }}, options);
+  EXPECT_EQ(calls, 3);
+  EXPECT_DOUBLE_EQ(measureAlternatelySeconds({1e-6}, options), 3e-6);
+}
+
 TEST(Benchmark, RemeasuresAreBounded) {
   SumWorkload workload;
   MeasureOptions options = quick();

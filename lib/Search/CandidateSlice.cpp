@@ -66,6 +66,7 @@ struct WholeLoop {
   std::optional<size_t> level;
 };
 
+/// The bytes of every tensor's footprint over `tile`.
 int64_t footprintBytes(const spec::Spec &spec,
                        const std::vector<int64_t> &tile) {
   int64_t bytes = 0;
@@ -131,6 +132,23 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
   };
   double sliceFlops = static_cast<double>(spec.flops());
   double factor = 1;
+  // Cuts `dim` to `cutSizes[dim]`, where it may be cut: fewer than the
+  // extent covered, whole tiles inside the size, no loop over it above
+  // that stays, and the reuse of the whole loops kept. The problem lasts
+  // as many slices as the extent covered holds the cut one: a masked tile
+  // runs every iteration of the loops below it, as a whole one does.
+  auto cut = [&](spec::DimId dim, std::vector<int64_t> cutSizes) {
+    if (cutSizes[dim] >= covered[dim] || cutSizes[dim] > sizes[dim] ||
+        cutNoFurther[dim] || !keepsReuse(cutSizes))
+      return false;
+    sliceFlops = sliceFlops * static_cast<double>(cutSizes[dim]) /
+                 static_cast<double>(sizes[dim]);
+    factor *=
+        static_cast<double>(covered[dim]) / static_cast<double>(cutSizes[dim]);
+    sizes = std::move(cutSizes);
+    covered[dim] = sizes[dim];
+    return true;
+  };
   size_t next = 0;
   for (; next < candidate.atoms.size(); ++next, node = &iterationOf(*node)) {
     const scheme::Atom &atom = candidate.atoms[next];
@@ -146,19 +164,10 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
         break; // Small enough: no loop below can be cut either.
       std::vector<int64_t> cutSizes = sizes;
       cutSizes[dim] = kept * tile;
-      if (kept >= loop->count || cutSizes[dim] > sizes[dim] ||
-          cutNoFurther[dim] || !keepsReuse(cutSizes)) {
+      if (!cut(dim, std::move(cutSizes))) {
         keepWhole(atom, {dim});
         continue;
       }
-      sliceFlops = sliceFlops * static_cast<double>(cutSizes[dim]) /
-                   static_cast<double>(sizes[dim]);
-      // A masked tile runs every iteration of the loops below it, as a
-      // whole one does: the problem lasts as many slices as the loop has
-      // iterations for the kept ones, not as its share of the FLOPs says.
-      factor *= static_cast<double>(loop->count) / static_cast<double>(kept);
-      sizes = std::move(cutSizes);
-      covered[dim] = sizes[dim];
       if (kept > 1) {
         sliced.atoms.push_back(scheme::TAtom{kept, loop->dim});
         ++next;
@@ -184,17 +193,10 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
                    minFlops * static_cast<double>(repetitions) / sliceFlops)));
         cutSizes[dim] += repetitions * node->children[part].child().extent[dim];
       }
-      if (cutSizes[dim] >= covered[dim] || cutSizes[dim] > sizes[dim] ||
-          cutNoFurther[dim] || !keepsReuse(cutSizes)) {
+      if (!cut(dim, std::move(cutSizes))) {
         keepWhole(atom, {dim});
         continue;
       }
-      sliceFlops = sliceFlops * static_cast<double>(cutSizes[dim]) /
-                   static_cast<double>(sizes[dim]);
-      factor *= static_cast<double>(covered[dim]) /
-                static_cast<double>(cutSizes[dim]);
-      sizes = std::move(cutSizes);
-      covered[dim] = sizes[dim];
       cutNoFurther[dim] = true;
       sliced.atoms.push_back(keptParts);
       continue;

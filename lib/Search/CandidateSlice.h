@@ -12,8 +12,10 @@
 // the top down to the first Pack, Hoist, U or V, each T(n,d) loop is
 // dropped (and d's size divided by n) while the slice keeps at least
 // `minFlops`, a call long enough to be timed in one; of the next loop that
-// can be cut, the fewest iterations that keep minFlops stay. Every other
-// loop (R, Lambda, Tpar, Tfused, and a T loop that cannot be cut) runs
+// can be cut, the fewest iterations that keep minFlops stay. A Lambda keeps
+// its share of each part's repetitions, one at least, so that both
+// microkernels run, and the loops below it may be cut further. Every other
+// loop (R, Tpar, Tfused, and a T or Lambda that cannot be cut) runs
 // whole, and a loop below it is cut only where the data one iteration of
 // the whole loop touches stays at the cache level it is reused from on the
 // problem: the first level it fills at most half, or memory beyond twice

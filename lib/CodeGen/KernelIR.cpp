@@ -8,6 +8,7 @@
 #include "CodeGen/Prepack.h"
 #include "ttile/Error.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -41,6 +42,17 @@ llvm::Function *createBody(llvm::Module &module, const spec::Spec &spec,
   return body;
 }
 
+/// True at run time, unknown to the optimizer: an empty inline asm that
+/// returns its operand.
+llvm::Value *opaqueTrue(llvm::IRBuilder<> &builder) {
+  llvm::Type *byte = builder.getInt8Ty();
+  auto *identity = llvm::InlineAsm::get(
+      llvm::FunctionType::get(byte, {byte}, false), "", "=r,0",
+      /*hasSideEffects=*/false);
+  llvm::Value *one = builder.CreateCall(identity, {builder.getInt8(1)});
+  return builder.CreateICmpNE(one, builder.getInt8(0), "first.unknown");
+}
+
 void emitEntry(llvm::Module &module, llvm::Function *body,
                const std::string &name, size_t argumentCount) {
   llvm::LLVMContext &context = module.getContext();
@@ -63,7 +75,7 @@ void emitEntry(llvm::Module &module, llvm::Function *body,
 
 KernelIR lowerToLLVM(const spec::Spec &spec, const scheme::TileTree &tree,
                      const llvm::TargetMachine &targetMachine,
-                     const std::string &name) {
+                     const std::string &name, const LoweringOptions &options) {
   KernelIR kernel;
   kernel.context = std::make_unique<llvm::LLVMContext>();
   kernel.module = std::make_unique<llvm::Module>(name, *kernel.context);
@@ -80,7 +92,8 @@ KernelIR lowerToLLVM(const spec::Spec &spec, const scheme::TileTree &tree,
 
   LoopEnv env;
   env.index.assign(spec.dims.size(), cx.constant(0));
-  env.first = builder.getTrue();
+  env.first =
+      options.firstPassUnknown ? opaqueTrue(builder) : builder.getTrue();
   env.last = builder.getTrue();
   for (size_t t = 0; t < spec.tensors.size(); ++t)
     env.views.push_back(TensorView{

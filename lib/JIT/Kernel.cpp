@@ -135,7 +135,8 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
       scheme::validateScheme(kernel.scheme_, spec, vectorWidth);
 
   codegen::KernelIR ir =
-      codegen::lowerToLLVM(spec, tree, *targetMachine, kKernelEntryName);
+      codegen::lowerToLLVM(spec, tree, *targetMachine, kKernelEntryName,
+                           {.firstPassUnknown = options.firstPassUnknown});
   if (options.keepIR)
     kernel.ir_ = printModule(*ir.module);
   codegen::optimizeModule(*ir.module, *targetMachine);

@@ -38,6 +38,9 @@ struct CompileOptions {
   bool keepAssembly = false;    ///< What the JIT compiles it to.
   /// Insert the Hoist of the output accumulators when the scheme has none.
   bool inferHoist = true;
+  /// A slice of a reduction the problem runs in several passes
+  /// (codegen::LoweringOptions::firstPassUnknown).
+  bool firstPassUnknown = false;
 };
 
 class Kernel {

@@ -3,6 +3,7 @@
 #include "Search/CandidateSlice.h"
 
 #include "Scheme/Footprint.h"
+#include "Scheme/Normalize.h"
 #include "Scheme/Tiling.h"
 
 #include <algorithm>
@@ -132,6 +133,17 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
   };
   double sliceFlops = static_cast<double>(spec.flops());
   double factor = 1;
+  // The loops above the accumulators' Hoist, as the compiler infers it:
+  // each of their reduction passes starts from the output's partial sums.
+  const scheme::Scheme hoisted = scheme::withInferredHoist(candidate, spec);
+  const auto hoistIndex = static_cast<size_t>(
+      std::find_if(hoisted.atoms.begin(), hoisted.atoms.end(),
+                   [](const scheme::Atom &atom) {
+                     return std::holds_alternative<scheme::HoistAtom>(atom);
+                   }) -
+      hoisted.atoms.begin());
+  bool cutsReductionPasses = false;
+  size_t next = 0;
   // Cuts `dim` to `cutSizes[dim]`, where it may be cut: fewer than the
   // extent covered, whole tiles inside the size, no loop over it above
   // that stays, and the reuse of the whole loops kept. The problem lasts
@@ -147,9 +159,9 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
         static_cast<double>(covered[dim]) / static_cast<double>(cutSizes[dim]);
     sizes = std::move(cutSizes);
     covered[dim] = sizes[dim];
+    cutsReductionPasses |= spec.isReduction(dim) && next < hoistIndex;
     return true;
   };
-  size_t next = 0;
   for (; next < candidate.atoms.size(); ++next, node = &iterationOf(*node)) {
     const scheme::Atom &atom = candidate.atoms[next];
     if (const auto *loop = std::get_if<scheme::TAtom>(&atom)) {
@@ -216,12 +228,12 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       break;
   }
   if (factor == 1)
-    return {spec, candidate, 1};
+    return {spec, candidate, 1, false};
   sliced.atoms.insert(sliced.atoms.end(),
                       candidate.atoms.begin() +
                           static_cast<std::ptrdiff_t>(next),
                       candidate.atoms.end());
-  return {shrink(spec, sizes), std::move(sliced), factor};
+  return {shrink(spec, sizes), std::move(sliced), factor, cutsReductionPasses};
 }
 
 } // namespace ttile::search

@@ -31,6 +31,11 @@
 // in a masked tile, which costs what a whole one does. On TCCG 30 (g =
 // 4320 in tiles of 64) such candidates were measured whole, 2-3 s each.
 //
+// Where a loop over a reduction index is cut, the slice may make one pass
+// over the output where the problem makes several: its kernel is compiled
+// not knowing that its pass is the first (jit::CompileOptions), so that it
+// loads the partial sums every pass of the problem but the first loads.
+//
 // The slice's spec keeps the problem's strides: its tensors are the first
 // elements of the problem's own, at the same addresses' distances, so a
 // slice kernel runs on the problem's buffers and is checked there against
@@ -56,6 +61,11 @@ struct CandidateSlice {
   /// lasts about `factor` calls of the slice. The FLOPs' ratio, but where
   /// a masked dimension was cut.
   double factor = 1;
+  /// A loop over a reduction dimension above the accumulators' Hoist was
+  /// cut: the slice may run one pass where the problem runs several, each
+  /// loading the partial sums. Compile its kernel with
+  /// jit::CompileOptions::firstPassUnknown, or it drops those loads.
+  bool cutsReductionPasses = false;
 };
 
 /// The slice of `spec` on which to measure `candidate` (see above), at

@@ -217,10 +217,11 @@ SearchSpace spaceFor(const spec::Spec &spec) {
 
 std::optional<CheckedKernel>
 compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
-                const measure::TensorBuffers &buffers) {
+                const measure::TensorBuffers &buffers,
+                const jit::CompileOptions &options) {
   std::string text = scheme::printScheme(scheme);
   try {
-    jit::Kernel kernel = jit::compileKernel(spec, scheme);
+    jit::Kernel kernel = jit::compileKernel(spec, scheme, options);
     measure::KernelArguments arguments(kernel, buffers);
     Clock::time_point start = Clock::now();
     kernel.run(arguments.pointers());
@@ -336,7 +337,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
       CandidateSlice slice =
           sliceCandidate(spec, candidate, host(), minSliceFlops);
       std::optional<CheckedKernel> checked =
-          compileAndCheck(slice.spec, slice.scheme, buffers);
+          compileAndCheck(slice.spec, slice.scheme, buffers,
+                          {.firstPassUnknown = slice.cutsReductionPasses});
       if (!checked) {
         ++rejected;
         continue;

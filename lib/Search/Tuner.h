@@ -141,7 +141,8 @@ struct CheckedKernel {
 /// compile or computes a wrong result.
 std::optional<CheckedKernel>
 compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
-                const measure::TensorBuffers &buffers);
+                const measure::TensorBuffers &buffers,
+                const jit::CompileOptions &options = {});
 
 } // namespace ttile::search
 

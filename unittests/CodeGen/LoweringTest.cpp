@@ -409,6 +409,27 @@ TEST(Lowering, BorderTilesLeaveOutThePadding) {
   EXPECT_EQ(occurrences(kernel.ir(), "@llvm.fma."), 7u * 16 * 2 + 1);
 }
 
+TEST(Lowering, AKernelNotKnowingItsPassIsTheFirstLoadsThePartialSums) {
+  // A slice of a reduction that the problem runs in several passes
+  // (Search/CandidateSlice.h). Known to be the first pass, the kernel never
+  // reads the output; not known, it loads its accumulators, as every later
+  // pass of the problem does, and still starts them from zero.
+  spec::Spec spec = spec::matmul(4, lanes(), 8);
+  const std::string scheme = "T(8,k) U(4,i) V(j)";
+  jit::CompileOptions known;
+  known.keepOptimizedIR = true;
+  jit::CompileOptions unknown = known;
+  unknown.firstPassUnknown = true;
+  auto vectorLoads = [&](const jit::CompileOptions &options) {
+    return occurrences(
+        jit::compileKernel(spec, scheme::parseScheme(scheme), options)
+            .optimizedIR(),
+        "load <");
+  };
+  EXPECT_EQ(vectorLoads(unknown), vectorLoads(known) + 4);
+  EXPECT_TRUE(compilesAndMatches(spec, scheme, 1, unknown));
+}
+
 TEST(Lowering, WholeTilesRunWithoutMasks) {
   // k = 4 vectors + 6 in tiles of 2 vectors (PartialTiles.h): two whole
   // tiles take the unmasked copy, the last the masked one.

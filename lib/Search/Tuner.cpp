@@ -71,6 +71,13 @@ constexpr double kHopelessSlowdownLongKernel = 1.6;
 /// measured alternately, spanned 186-202 GFLOP/s.
 constexpr size_t kFinalists = 5;
 constexpr int kFinalRounds = 7;
+/// Where the rounds would last longer than kLongFinalRoundsSeconds, fewer
+/// of them, down to kMinFinalRounds. On TCCG 7 (4.2 GFLOP at 25% of the
+/// peak), five finalists of 60-160 ms a call ran 7 rounds and a
+/// calibration call each: 4.6 s of a 13-s tuning. Calls that long are each
+/// a figure of their own; the rounds of short kernels are unchanged.
+constexpr double kLongFinalRoundsSeconds = 1.5;
+constexpr int kMinFinalRounds = 3;
 
 /// When the final rounds' figures are believed (issue 25: with two
 /// workers, fresh tunings once stored 0.40 GFLOP/s for a kernel that runs
@@ -170,23 +177,34 @@ void keepFastest(std::vector<Finalist> &finalists, Finalist candidate) {
     finalists.pop_back();
 }
 
-/// What the final rounds of `finalists` and the peak probe cost, with one
-/// finalist more while there is room for one: the next candidate may join.
-/// A winner measured on a slice then runs once on the whole problem.
-double finalRoundsSeconds(const std::vector<Finalist> &finalists,
-                          bool withOneMore, double probeSeconds,
-                          const measure::MeasureOptions &protocol) {
+/// The calls of one final round: each finalist's and the peak probe's,
+/// with one finalist more while there is room for one (the next candidate
+/// may join).
+std::vector<double> finalRoundCalls(const std::vector<Finalist> &finalists,
+                                    bool withOneMore, double probeSeconds) {
   std::vector<double> calls;
   for (const Finalist &finalist : finalists)
     calls.push_back(finalist.sliceSeconds());
   if (withOneMore && !finalists.empty() && finalists.size() < kFinalists)
     calls.push_back(finalists.back().sliceSeconds());
   calls.push_back(probeSeconds);
+  return calls;
+}
+
+/// What the final rounds of `finalists` and the peak probe cost
+/// (finalRoundCalls). A winner measured on a slice then runs once on the
+/// whole problem.
+double finalRoundsSeconds(const std::vector<Finalist> &finalists,
+                          bool withOneMore, double probeSeconds,
+                          const measure::MeasureOptions &base) {
+  std::vector<double> calls =
+      finalRoundCalls(finalists, withOneMore, probeSeconds);
   double wholeProblemRuns =
       !finalists.empty() && finalists.front().sliceFactor > 1
           ? finalists.front().timing.medianSeconds
           : 0;
-  return measure::measureAlternatelySeconds(calls, protocol) + wholeProblemRuns;
+  return measure::measureAlternatelySeconds(calls, finalProtocol(calls, base)) +
+         wholeProblemRuns;
 }
 
 /// How a candidate is named in the log: its scheme, and the share of the
@@ -206,6 +224,18 @@ const measure::PeakKernel &peakKernel() {
 }
 
 } // namespace
+
+measure::MeasureOptions finalProtocol(const std::vector<double> &callSeconds,
+                                      const measure::MeasureOptions &base) {
+  measure::MeasureOptions protocol = base;
+  protocol.warmupRuns = 0;
+  protocol.repetitions = kFinalRounds;
+  while (protocol.repetitions > kMinFinalRounds &&
+         measure::measureAlternatelySeconds(callSeconds, protocol) >
+             kLongFinalRoundsSeconds)
+    --protocol.repetitions;
+  return protocol;
+}
 
 SearchSpace spaceFor(const spec::Spec &spec) {
   const MicrokernelFamily family = familyOf(spec);
@@ -300,10 +330,6 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   const double probeSeconds = probe.flopsPerCall() / peak;
   // Candidates are measured on slices that last sliceSeconds at the peak.
   const double minSliceFlops = options.sliceSeconds * peak;
-  // The final rounds: see below.
-  measure::MeasureOptions finalProtocol = options.measure;
-  finalProtocol.repetitions = kFinalRounds;
-  finalProtocol.warmupRuns = 0;
 
   // The fastest candidates so far, fastest first. The budget is the
   // smallest of the trials, the space, and the seconds and patience
@@ -312,7 +338,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   bool budgetSpent = false;
   auto budgetAllowsCandidate = [&] {
     budgetSpent = !budget.allowsCandidate(finalRoundsSeconds(
-        finalists, /*withOneMore=*/true, probeSeconds, finalProtocol));
+        finalists, /*withOneMore=*/true, probeSeconds, options.measure));
     return !budgetSpent;
   };
   int measured = 0, rejected = 0;
@@ -400,7 +426,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   // fastest alone.
   while (finalists.size() > 1 &&
          !budget.allowsFinalRounds(finalRoundsSeconds(
-             finalists, /*withOneMore=*/false, probeSeconds, finalProtocol)))
+             finalists, /*withOneMore=*/false, probeSeconds, options.measure)))
     finalists.pop_back();
   std::vector<std::function<void()>> finalRuns;
   for (const Finalist &finalist : finalists)
@@ -411,10 +437,13 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   std::vector<double> trialSeconds;
   for (const Finalist &finalist : finalists)
     trialSeconds.push_back(finalist.timing.medianSeconds);
+  const measure::MeasureOptions protocol = finalProtocol(
+      finalRoundCalls(finalists, /*withOneMore=*/false, probeSeconds),
+      options.measure);
   FinalVerdict verdict;
   for (int attempt = 1; attempt <= kFinalAttempts; ++attempt) {
     std::vector<measure::Measurement> finalTimings =
-        measure::measureAlternately(finalRuns, finalProtocol);
+        measure::measureAlternately(finalRuns, protocol);
     for (size_t i = 0; i < finalists.size(); ++i) {
       finalTimings[i] = wholeProblem(finalTimings[i], finalists[i].sliceFactor);
       log().debug("finalist: {:.1f} GFLOP/s (fastest round {:.1f}), first "
@@ -428,7 +457,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                                probe.flopsPerCall(), peak);
     if (verdict.settled() ||
         !budget.allowsFinalRounds(finalRoundsSeconds(
-            finalists, /*withOneMore=*/false, probeSeconds, finalProtocol)))
+            finalists, /*withOneMore=*/false, probeSeconds, options.measure)))
       break;
     log().info("final rounds of {}, attempt {}: {}; measuring again",
                spec.str(), attempt, verdict.str());

@@ -112,6 +112,13 @@ FinalVerdict judgeFinalRounds(const std::vector<measure::Measurement> &timings,
                               const std::vector<double> &trialSeconds,
                               double probeFlopsPerCall, double peakFlops);
 
+/// The protocol of the final rounds, in which every call of
+/// `callSeconds` (the finalists' and the peak probe's) is timed against
+/// the others: `base`'s without warm-up, in seven rounds, or in fewer, down
+/// to three, where seven would last more than 1.5 s.
+measure::MeasureOptions finalProtocol(const std::vector<double> &callSeconds,
+                                      const measure::MeasureOptions &base);
+
 /// Tunes `spec`. Throws ttile::Error only when not a single candidate could
 /// be compiled and checked, which the fallback of the search space makes a
 /// bug rather than a property of the problem.

@@ -219,6 +219,26 @@ measure::Measurement timing(double medianSeconds, double minSeconds) {
   return measurement;
 }
 
+TEST(Tuner, FinalRoundsAreFewerWhereTheyWouldLastLong) {
+  const measure::MeasureOptions base;
+  const double probe = 100e-6;
+  // Short kernels: seven rounds of calibrated batches.
+  measure::MeasureOptions shortCalls = finalProtocol({2e-6, 3e-6, probe}, base);
+  EXPECT_EQ(shortCalls.repetitions, 7);
+  EXPECT_EQ(shortCalls.warmupRuns, 0);
+  // Five slices of 20 ms: seven rounds of one call each, 0.8 s.
+  EXPECT_EQ(
+      finalProtocol({0.02, 0.02, 0.02, 0.02, 0.02, probe}, base).repetitions,
+      7);
+  // TCCG 7's finalists, 60 to 160 ms a call: seven rounds would take 4 s.
+  EXPECT_EQ(
+      finalProtocol({0.06, 0.1, 0.16, 0.1, 0.09, probe}, base).repetitions, 3);
+  // In between, as many as fit 1.5 s: 5 x 0.045 s x (1 + rounds).
+  EXPECT_EQ(finalProtocol({0.045, 0.045, 0.045, 0.045, 0.045, probe}, base)
+                .repetitions,
+            5);
+}
+
 // Figures of a busy machine, or final rounds that disagree with the
 // winner's own trial (a 1.3 us kernel once stored at 1.16 ms), are measured
 // again and, if they persist, not stored.

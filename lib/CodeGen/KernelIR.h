@@ -42,7 +42,7 @@ struct LoweringOptions {
   /// whether its pass is the first is hidden from the optimizer, so that it
   /// keeps the loads of the partial sums that every pass of the problem
   /// but the first makes. Known to be first, the slice dropped them and
-  /// measured 5-13% faster than the problem ran (TCCG 20-30).
+  /// measured 5-17% faster than the problem ran (TCCG 20-30).
   bool firstPassUnknown = false;
 };
 

@@ -62,7 +62,7 @@ TEST(Lowering, VectorizedAndUnrolledMatmul) {
 TEST(Lowering, ZeroPaddingAlongTheVectorIsMaskedOrPacked) {
   // B zero-padded along its contiguous axis j (B[k, j-1]): the vector
   // loads mask the lanes in the padding, or the pack copies the zeros.
-  spec::Spec shifted = spec::matmul(4, 32, 8);
+  spec::Spec shifted = spec::matmul(4, 2 * lanes(), 8);
   spec::TensorAxis &column = shifted.tensors[2].axes[1];
   column.index.constant = -1;
   column.zeroPadded = true;
@@ -73,15 +73,16 @@ TEST(Lowering, ZeroPaddingAlongTheVectorIsMaskedOrPacked) {
 }
 
 TEST(Lowering, PlanarDepthwiseReadsItsPaddedRowsInPlace) {
-  // Rows of 20 (a partial second vector), padding 2 on the left and 1 on
-  // the right, a dilated 3-wide window, at strides 1 and 2 along w: the
-  // border tiles' masks are constants; with more border patterns than
-  // copies, the checked copy computes them (T(20,h) keeps every row in one
-  // tile); or the image is packed, zeros and all.
+  // Rows of a vector and 4 (20 with 16 lanes: a partial second vector),
+  // padding 2 on the left and 1 on the right, a dilated 3-wide window, at
+  // strides 1 and 2 along w: the border tiles' masks are constants; with
+  // more border patterns than copies, the checked copy computes them
+  // (T(20,h) keeps every row in one tile); or the image is packed, zeros
+  // and all.
   ConvShape shape;
   shape.K = shape.C = shape.groups = 3;
   shape.outH = 20;
-  shape.outW = 20;
+  shape.outW = lanes() + 4;
   shape.R = shape.S = 3;
   shape.dilationW = 2;
   shape.padTop = shape.padBottom = 1;
@@ -148,7 +149,7 @@ TEST(Lowering, BiasAndReluOnHoistedAccumulators) {
 
 TEST(Lowering, BiasAndReluWithoutHoistOnPartialTiles) {
   ConvShape shape;
-  shape.K = 13;
+  shape.K = lanes() - 3;
   shape.C = 4;
   shape.outH = 7;
   shape.outW = 1;
@@ -162,7 +163,7 @@ TEST(Lowering, BiasAndReluWithoutHoistOnPartialTiles) {
 
 TEST(Lowering, VectorTailIsMasked) {
   ConvShape shape;
-  shape.K = 13;
+  shape.K = lanes() - 3;
   shape.C = 5;
   shape.outH = 6;
   shape.outW = 2;
@@ -211,9 +212,10 @@ TEST(Lowering, PackCopiesVectorsMaskedAtTheTensorsEnd) {
   // copy stops there (masked loads) without writing past the tile.
   EXPECT_TRUE(compilesAndMatches(spec::matmul(6, 2 * lanes() + 5, 16),
                                  "T(2,j) Pack(B) T(16,k) U(6,i) U(2,j) V(j)"));
-  // A tile narrower than a vector: K = 13 channels of weights.
+  // A tile narrower than a vector: K = 13 channels of weights with 16
+  // lanes (5 with AVX2's 8).
   ConvShape shape;
-  shape.K = 13;
+  shape.K = lanes() - 3;
   shape.C = 5;
   shape.outH = 6;
   shape.outW = 2;

@@ -99,6 +99,24 @@ Measurement summarize(const std::vector<TimerReading> &readings, int64_t calls,
   return result;
 }
 
+/// Whether a batch is calibrated to minSeconds / repetitions: not for
+/// cold-cache or single calls, whose batch is one call.
+bool calibratesBatches(const MeasureOptions &options) {
+  return !options.coldCache && !options.singleCalls;
+}
+
+/// Runs `run`'s warm-up calls, then returns the calls of its batch.
+int64_t warmUpAndSizeBatch(const std::function<void()> &run,
+                           const MeasureOptions &options,
+                           IntervalTimer &timer) {
+  for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
+    run();
+  return calibratesBatches(options)
+             ? calibrateCalls(run, options.minSeconds / options.repetitions,
+                              timer)
+             : 1;
+}
+
 Measurement measureOnce(const std::function<void()> &run, int64_t calls,
                         const MeasureOptions &options, IntervalTimer &timer) {
   std::vector<TimerReading> readings;
@@ -113,13 +131,7 @@ Measurement measure(const std::function<void()> &run,
                     const MeasureOptions &options) {
   checkOptions(options);
   IntervalTimer timer;
-  for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
-    run();
-  int64_t calls =
-      options.coldCache || options.singleCalls
-          ? 1
-          : calibrateCalls(run, options.minSeconds / options.repetitions,
-                           timer);
+  int64_t calls = warmUpAndSizeBatch(run, options, timer);
 
   Measurement best = measureOnce(run, calls, options, timer);
   for (int remeasure = 1;
@@ -143,15 +155,8 @@ measureAlternately(const std::vector<std::function<void()>> &runs,
   checkOptions(options);
   IntervalTimer timer;
   std::vector<int64_t> calls;
-  for (const std::function<void()> &run : runs) {
-    for (int warmup = 0; warmup < options.warmupRuns; ++warmup)
-      run();
-    calls.push_back(
-        options.coldCache || options.singleCalls
-            ? 1
-            : calibrateCalls(run, options.minSeconds / options.repetitions,
-                             timer));
-  }
+  for (const std::function<void()> &run : runs)
+    calls.push_back(warmUpAndSizeBatch(run, options, timer));
   std::vector<std::vector<TimerReading>> readings(runs.size());
   for (int round = 0; round < options.repetitions; ++round)
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -179,7 +184,7 @@ double measureAlternatelySeconds(const std::vector<double> &callSeconds,
       continue;
     // calibrateCalls() doubles a batch until it lasts batchTarget: batches
     // of 1, 2, ..., calls, that is 2 * calls - 1 calls in all.
-    const bool calibrated = !options.coldCache && !options.singleCalls;
+    const bool calibrated = calibratesBatches(options);
     int64_t calls = 1;
     while (calibrated && static_cast<double>(calls) * call < batchTarget)
       calls *= 2;

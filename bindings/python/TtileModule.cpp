@@ -312,6 +312,68 @@ public:
   std::string terms_[3];
 };
 
+/// ContractionChain with its numpy shapes, as PyContraction.
+class PyContractionChain {
+public:
+  explicit PyContractionChain(const ttile::ContractionChainParams &params)
+      : chain_(params) {
+    // The constructor has validated the einsum: letters, two ',', "->".
+    std::string *term = &terms_[0];
+    for (char c : params.einsum) {
+      if (c == ',' || c == '>')
+        ++term;
+      else if (std::isalpha(static_cast<unsigned char>(c)))
+        *term += c;
+    }
+  }
+  const ttile::ContractionChain &op() const { return chain_; }
+
+  Shape shapeOf(int term) const {
+    Shape shape;
+    for (char letter : terms_[term])
+      shape.push_back(chain_.params().sizes.at(letter));
+    return shape;
+  }
+  std::vector<Shape> operandShapes() const {
+    return {shapeOf(0), shapeOf(1), shapeOf(2)};
+  }
+  Shape outputShape() const { return shapeOf(3); }
+
+  void tune(const ttile::TuneOptions &options) {
+    py::gil_scoped_release release;
+    chain_.tune(options);
+  }
+
+  py::array run(const py::array &a, const py::array &b, const py::array &c,
+                std::optional<py::array> out) {
+    py::array result = out ? *out : py::array_t<float>(outputShape());
+    const float *A = checkedData(a, "A", shapeOf(0));
+    const float *B = checkedData(b, "B", shapeOf(1));
+    const float *C = checkedData(c, "C", shapeOf(2));
+    float *D = checkedData(result, "out", outputShape(), true);
+    {
+      py::gil_scoped_release release;
+      chain_.run(A, B, C, D);
+    }
+    return result;
+  }
+
+  ttile::ContractionChain chain_;
+  std::string terms_[4];
+};
+
+/// An einsum's sizes from Python's {"a": 72, ...}.
+std::map<char, int64_t>
+letterSizes(const std::map<std::string, int64_t> &sizes) {
+  std::map<char, int64_t> letters;
+  for (const auto &[letter, size] : sizes) {
+    if (letter.size() != 1)
+      throw py::value_error("sizes: '" + letter + "' is not one letter");
+    letters[letter[0]] = size;
+  }
+  return letters;
+}
+
 /// The members every operator has, over its C++ object (op()) and its
 /// tune(): tune, is_cached, scheme, tune_info and flops.
 template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
@@ -444,12 +506,7 @@ PYBIND11_MODULE(ttile, module) {
                        bool constantB) {
              ttile::ContractionParams p;
              p.einsum = einsum;
-             for (const auto &[letter, size] : sizes) {
-               if (letter.size() != 1)
-                 throw py::value_error("sizes: '" + letter +
-                                       "' is not one letter");
-               p.sizes[letter[0]] = size;
-             }
+             p.sizes = letterSizes(sizes);
              p.constantB = constantB;
              return new PyContraction(p);
            }),
@@ -461,4 +518,22 @@ PYBIND11_MODULE(ttile, module) {
       .def_property_readonly("a_shape", &PyContraction::aShape)
       .def_property_readonly("b_shape", &PyContraction::bShape)
       .def_property_readonly("c_shape", &PyContraction::cShape);
+
+  py::class_<PyContractionChain> chain(module, "ContractionChain");
+  addTuningMembers(chain);
+  chain
+      .def(py::init([](const std::string &einsum,
+                       const std::map<std::string, int64_t> &sizes) {
+             return new PyContractionChain(
+                 ttile::ContractionChainParams{einsum, letterSizes(sizes)});
+           }),
+           py::arg("einsum"), py::arg("sizes"))
+      .def("run", &PyContractionChain::run, py::arg("A"), py::arg("B"),
+           py::arg("C"), py::kw_only(), py::arg("out") = py::none())
+      .def_property_readonly(
+          "plan",
+          [](const PyContractionChain &self) { return self.op().plan(); })
+      .def_property_readonly("operand_shapes",
+                             &PyContractionChain::operandShapes)
+      .def_property_readonly("output_shape", &PyContractionChain::outputShape);
 }

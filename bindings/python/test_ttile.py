@@ -185,6 +185,26 @@ class ContractionTest(unittest.TestCase):
             ttile.Contraction("ab,bc->ac", {"ab": 2})
 
 
+class ContractionChainTest(unittest.TestCase):
+    def test_mttkrp_and_a_matrix_chain_match_numpy_einsum(self):
+        rng = np.random.default_rng(7)
+        for einsum, sizes in [
+                ("ikl,kj,lj->ij", dict(i=6, j=19, k=5, l=4)),  # MTTKRP
+                ("ij,jk,kl->il", dict(i=40, j=3, k=40, l=5))]:
+            with self.subTest(einsum=einsum):
+                op = ttile.ContractionChain(einsum, sizes)
+                operands = [rng.standard_normal(shape).astype(np.float32)
+                            for shape in op.operand_shapes]
+                expected = np.einsum(
+                    einsum, *[x.astype(np.float64) for x in operands])
+                self.assertEqual(op.output_shape, list(expected.shape))
+                np.testing.assert_allclose(op.tune(trials=2).run(*operands),
+                                           expected, rtol=1e-4, atol=1e-4)
+                self.assertIn("; ", op.plan)
+        with self.assertRaisesRegex(ttile.Error, "takes three"):
+            ttile.ContractionChain("ab,bc->ac", dict(a=2, b=2, c=2))
+
+
 class ModuleTest(unittest.TestCase):
     def test_version(self):
         self.assertRegex(ttile.__version__, r"^\d+\.\d+\.\d+$")

@@ -220,6 +220,33 @@ const char *ttile_contraction_scheme(ttile_contraction *contraction);
 /* Releases `contraction`; null is allowed. */
 void ttile_contraction_destroy(ttile_contraction *contraction);
 
+/* A three-operand einsum computed as two contractions: an opaque handle to
+ * a ttile::ContractionChain. */
+typedef struct ttile_contraction_chain ttile_contraction_chain;
+
+/* Validates and plans the chain `einsum` ("ikl,kj,lj->ij") with the sizes
+ * of its letters ("i:250,j:250,k:250,l:250"), in `*out`, which
+ * ttile_contraction_chain_destroy must release; `*out` is null after a
+ * failure. */
+ttile_status ttile_contraction_chain_create(const char *einsum,
+                                            const char *sizes,
+                                            ttile_contraction_chain **out);
+/* Tunes both steps; the arguments are those of ttile_conv2d_tune. */
+ttile_status ttile_contraction_chain_tune(ttile_contraction_chain *chain,
+                                          int trials, double seconds,
+                                          uint64_t seed);
+/* D = the einsum of A, B and C. Safe from several threads at once. */
+ttile_status ttile_contraction_chain_run(ttile_contraction_chain *chain,
+                                         const float *A, const float *B,
+                                         const float *C, float *D);
+/* The two contractions in the order chosen ("kj,lj->jkl; ikl,jkl->ij");
+ * valid until the next call on `chain`. */
+const char *ttile_contraction_chain_plan(ttile_contraction_chain *chain);
+/* Both steps' schemes; valid until the next call on `chain`. */
+const char *ttile_contraction_chain_scheme(ttile_contraction_chain *chain);
+/* Releases `chain`; null is allowed. */
+void ttile_contraction_chain_destroy(ttile_contraction_chain *chain);
+
 /*===--- Tuning options, figures and sizes -------------------------------===*/
 
 /* What ttile::TuneProgress holds: passed to a progress callback after each
@@ -297,6 +324,25 @@ int64_t ttile_contraction_flops(const ttile_contraction *contraction);
 int64_t ttile_contraction_a_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_b_elements(const ttile_contraction *contraction);
 int64_t ttile_contraction_c_elements(const ttile_contraction *contraction);
+
+/* The same for ttile::ContractionChain; operand 0-2's elements and the
+ * output's. */
+ttile_status
+ttile_contraction_chain_tune_with(ttile_contraction_chain *chain,
+                                  const ttile_tune_options *options);
+ttile_status
+ttile_contraction_chain_is_cached(const ttile_contraction_chain *chain,
+                                  const ttile_tune_options *options,
+                                  int32_t *cached);
+ttile_status
+ttile_contraction_chain_tune_info(const ttile_contraction_chain *chain,
+                                  ttile_tune_info *info);
+int64_t ttile_contraction_chain_flops(const ttile_contraction_chain *chain);
+int64_t
+ttile_contraction_chain_operand_elements(const ttile_contraction_chain *chain,
+                                         int operand);
+int64_t
+ttile_contraction_chain_output_elements(const ttile_contraction_chain *chain);
 
 /*===--- Runs on an engine's threads -------------------------------------===*/
 
@@ -727,6 +773,62 @@ public:
   std::string scheme() const;
   TuneInfo tuneInfo() const;
   /// As Conv2D::isCached().
+  bool isCached(const TuneOptions &options = {}) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ContractionChainParams {
+  /// Three operands in numpy's row-major notation: "ikl,kj,lj->ij" (the
+  /// matricized tensor times Khatri-Rao product, MTTKRP).
+  std::string einsum;
+  /// The size of every letter of einsum, and of no other.
+  std::map<char, int64_t> sizes;
+};
+
+/// A three-operand einsum, computed as two Contractions: two operands into
+/// an intermediate, then the intermediate with the third. Which two go
+/// first, and the intermediate's layout, are chosen at construction by the
+/// data-movement model (no code is generated): "ij,jk,kl->il" with j and l
+/// small contracts the last two first. tune() tunes both, and each finds
+/// its winner in the cache as a Contraction does. run() may be called from
+/// several threads at once; the intermediate lives in a buffer of the
+/// calling thread. Movable, not copyable.
+class ContractionChain {
+public:
+  /// Throws ttile::Error as Contraction() does, for other than three
+  /// operands, and where no order is two contractions ttile computes (the
+  /// reason of each given).
+  explicit ContractionChain(const ContractionChainParams &params);
+  ~ContractionChain();
+  ContractionChain(ContractionChain &&other) noexcept;
+  ContractionChain &operator=(ContractionChain &&other) noexcept;
+  ContractionChain(const ContractionChain &) = delete;
+  ContractionChain &operator=(const ContractionChain &) = delete;
+
+  const ContractionChainParams &params() const;
+  /// The two contractions, in order: "kj,lj->jkl; ikl,jkl->ij".
+  std::string plan() const;
+  /// The two steps as Contractions, for their figures and schemes.
+  const Contraction &step(int index) const;
+  /// Of both steps.
+  int64_t flops() const;
+  /// Elements of each operand (0-2) and of the output.
+  int64_t operandElements(int operand) const;
+  int64_t outputElements() const;
+
+  /// Tunes both steps with `options` (each its own trials and seconds).
+  ContractionChain &tune(const TuneOptions &options = {});
+  /// D = the einsum of A, B and C.
+  void run(const float *A, const float *B, const float *C, float *D) const;
+  /// Both steps' schemes: "1: ...; 2: ...".
+  std::string scheme() const;
+  /// Of both steps: tuned and cacheHit where both are, times and counts
+  /// summed, gflops of the chain's flops over both kernels' time.
+  TuneInfo tuneInfo() const;
+  /// Whether both steps' winners are in the cache.
   bool isCached(const TuneOptions &options = {}) const;
 
 private:

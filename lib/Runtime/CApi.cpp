@@ -42,6 +42,12 @@ struct ttile_contraction : OperatorHandle<ttile::Contraction> {
   using OperatorHandle::OperatorHandle;
   static constexpr const char *kName = "contraction";
 };
+struct ttile_contraction_chain : OperatorHandle<ttile::ContractionChain> {
+  using OperatorHandle::OperatorHandle;
+  static constexpr const char *kName = "chain";
+
+  std::string plan; ///< What ttile_contraction_chain_plan() returned last.
+};
 
 namespace {
 
@@ -527,6 +533,53 @@ void ttile_contraction_destroy(ttile_contraction *contraction) {
   delete contraction;
 }
 
+ttile_status ttile_contraction_chain_create(const char *einsum,
+                                            const char *sizes,
+                                            ttile_contraction_chain **out) {
+  if (out)
+    *out = nullptr;
+  return guarded(__func__, [&] {
+    requireNonNull(einsum, "einsum");
+    requireNonNull(sizes, "sizes");
+    requireNonNull(out, "out");
+    *out = new ttile_contraction_chain(ttile::ContractionChainParams{
+        einsum, ttile::runtime::parseContractionSizes(sizes)});
+  });
+}
+
+ttile_status ttile_contraction_chain_tune(ttile_contraction_chain *chain,
+                                          int trials, double seconds,
+                                          uint64_t seed) {
+  return tuneHandle(__func__, chain, trials, seconds, seed);
+}
+
+ttile_status ttile_contraction_chain_run(ttile_contraction_chain *chain,
+                                         const float *A, const float *B,
+                                         const float *C, float *D) {
+  return guarded(__func__, [&] {
+    requireNonNull(chain, ttile_contraction_chain::kName);
+    chain->op.run(A, B, C, D);
+  });
+}
+
+const char *ttile_contraction_chain_plan(ttile_contraction_chain *chain) {
+  const char *text = nullptr;
+  guarded(__func__, [&] {
+    requireNonNull(chain, ttile_contraction_chain::kName);
+    chain->plan = chain->op.plan();
+    text = chain->plan.c_str();
+  });
+  return text;
+}
+
+const char *ttile_contraction_chain_scheme(ttile_contraction_chain *chain) {
+  return schemeOf(__func__, chain);
+}
+
+void ttile_contraction_chain_destroy(ttile_contraction_chain *chain) {
+  delete chain;
+}
+
 ttile_status ttile_tune_options_init(ttile_tune_options *options) {
   return guarded(__func__, [&] {
     requireNonNull(options, "options");
@@ -630,6 +683,40 @@ int64_t ttile_contraction_b_elements(const ttile_contraction *contraction) {
 int64_t ttile_contraction_c_elements(const ttile_contraction *contraction) {
   return countOf(__func__, contraction,
                  [](const ttile::Contraction &op) { return op.cElements(); });
+}
+
+ttile_status
+ttile_contraction_chain_tune_with(ttile_contraction_chain *chain,
+                                  const ttile_tune_options *options) {
+  return tuneHandleWith(__func__, chain, options);
+}
+ttile_status
+ttile_contraction_chain_is_cached(const ttile_contraction_chain *chain,
+                                  const ttile_tune_options *options,
+                                  int32_t *cached) {
+  return isCached(__func__, chain, options, cached);
+}
+ttile_status
+ttile_contraction_chain_tune_info(const ttile_contraction_chain *chain,
+                                  ttile_tune_info *info) {
+  return tuneInfoOf(__func__, chain, info);
+}
+int64_t ttile_contraction_chain_flops(const ttile_contraction_chain *chain) {
+  return countOf(__func__, chain,
+                 [](const ttile::ContractionChain &op) { return op.flops(); });
+}
+int64_t
+ttile_contraction_chain_operand_elements(const ttile_contraction_chain *chain,
+                                         int operand) {
+  return countOf(__func__, chain, [&](const ttile::ContractionChain &op) {
+    return op.operandElements(operand);
+  });
+}
+int64_t
+ttile_contraction_chain_output_elements(const ttile_contraction_chain *chain) {
+  return countOf(__func__, chain, [](const ttile::ContractionChain &op) {
+    return op.outputElements();
+  });
 }
 
 const char *ttile_version(void) { return ttile::versionString; }

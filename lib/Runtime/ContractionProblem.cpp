@@ -16,32 +16,6 @@
 namespace ttile::runtime {
 namespace {
 
-/// The einsum's terms as the spec holds them: the operands', then the
-/// output's letters.
-struct EinsumTerms {
-  std::vector<std::string> operands;
-  std::string output;
-
-  explicit EinsumTerms(const spec::Spec &spec) {
-    auto letters = [](const spec::Tensor &tensor) {
-      std::string text;
-      for (const spec::TensorAxis &axis : tensor.axes)
-        text += axis.name;
-      return text;
-    };
-    for (int input : spec.inputIndices())
-      operands.push_back(letters(spec.tensors[input]));
-    output = letters(spec.tensors[0]);
-  }
-
-  std::string str() const {
-    std::string text;
-    for (const std::string &operand : operands)
-      text += (text.empty() ? "" : ",") + operand;
-    return text + "->" + output;
-  }
-};
-
 /// The first letter that is no index of `spec`, if any.
 std::optional<char> unusedLetter(const spec::Spec &spec) {
   for (std::string_view letters :
@@ -73,6 +47,25 @@ int64_t elementsOf(const spec::Tensor &tensor) {
 
 } // namespace
 
+EinsumTerms::EinsumTerms(const spec::Spec &spec) {
+  auto letters = [](const spec::Tensor &tensor) {
+    std::string text;
+    for (const spec::TensorAxis &axis : tensor.axes)
+      text += axis.name;
+    return text;
+  };
+  for (int input : spec.inputIndices())
+    operands.push_back(letters(spec.tensors[input]));
+  output = letters(spec.tensors[0]);
+}
+
+std::string EinsumTerms::str() const {
+  std::string text;
+  for (const std::string &operand : operands)
+    text += (text.empty() ? "" : ",") + operand;
+  return text + "->" + output;
+}
+
 ContractionProblem::ContractionProblem(const ContractionParams &params)
     : params_(params) {
   const std::string &einsum = params.einsum;
@@ -88,8 +81,9 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
       fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
   const std::vector<int> inputs = spec.inputIndices();
   if (inputs.size() != 2)
-    fail(fmt::format("has {} operand{}; a Contraction takes two",
-                     inputs.size(), inputs.size() == 1 ? "" : "s"));
+    fail(fmt::format("has {} operand{}; a Contraction takes two{}",
+                     inputs.size(), inputs.size() == 1 ? "" : "s",
+                     inputs.size() == 3 ? " (a ContractionChain three)" : ""));
   aElements_ = elementsOf(spec.tensors[inputs[0]]);
   bElements_ = elementsOf(spec.tensors[inputs[1]]);
   cElements_ = elementsOf(spec.tensors[0]);

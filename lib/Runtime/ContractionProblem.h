@@ -25,8 +25,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ttile::runtime {
+
+/// An einsum's terms as a spec of it holds them: the operands', then the
+/// output's letters.
+struct EinsumTerms {
+  std::vector<std::string> operands;
+  std::string output;
+
+  EinsumTerms() = default;
+  explicit EinsumTerms(const spec::Spec &spec);
+  /// "abc,cd->abd".
+  std::string str() const;
+};
 
 class ContractionProblem final : public OperatorProblem {
 public:

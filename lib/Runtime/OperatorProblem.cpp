@@ -5,21 +5,6 @@
 #include <cstdint>
 
 namespace ttile::runtime {
-namespace {
-
-/// Whether the `aElements` floats at `a` share memory with the
-/// `bElements` at `b`, compared as addresses.
-bool overlap(const float *a, int64_t aElements, const float *b,
-             int64_t bElements) {
-  auto begin = [](const float *p) { return reinterpret_cast<uintptr_t>(p); };
-  auto end = [](const float *p, int64_t elements) {
-    return reinterpret_cast<uintptr_t>(p) +
-           static_cast<uintptr_t>(elements) * sizeof(float);
-  };
-  return begin(a) < end(b, bElements) && begin(b) < end(a, aElements);
-}
-
-} // namespace
 
 std::string_view roleName(Role role) {
   switch (role) {
@@ -74,13 +59,23 @@ void checkBuffer(const void *buffer, std::string_view role) {
     throw Error(std::string(role) + " is not aligned for float (4 bytes)");
 }
 
+bool buffersOverlap(const float *a, int64_t aElements, const float *b,
+                    int64_t bElements) {
+  auto begin = [](const float *p) { return reinterpret_cast<uintptr_t>(p); };
+  auto end = [](const float *p, int64_t elements) {
+    return reinterpret_cast<uintptr_t>(p) +
+           static_cast<uintptr_t>(elements) * sizeof(float);
+  };
+  return begin(a) < end(b, bElements) && begin(b) < end(a, aElements);
+}
+
 void checkRunArgs(const RunShape &shape, const RunArgs &args) {
   checkBuffer(args.output, shape.outputName);
   checkBuffer(args.input, shape.inputName);
   // Messages are built only on failure: run() checks every call.
   auto checkApart = [&](const float *other, int64_t elements,
                         std::string_view name) {
-    if (overlap(args.output, shape.output, other, elements))
+    if (buffersOverlap(args.output, shape.output, other, elements))
       throw Error(std::string(shape.outputName) + " overlaps " +
                   std::string(name));
   };
@@ -108,7 +103,7 @@ void checkRunArgs(const RunShape &shape, const RunArgs &args) {
     throw Error("residual is null: this operator adds one (residual = true)");
   checkBuffer(args.residual, "residual");
   if (args.residual != args.output &&
-      overlap(args.output, shape.output, args.residual, shape.output))
+      buffersOverlap(args.output, shape.output, args.residual, shape.output))
     throw Error(std::string(shape.outputName) +
                 " overlaps residual (it may be the " +
                 std::string(shape.outputName) + " itself, not part of it)");

@@ -96,6 +96,11 @@ struct RunShape {
 /// role.
 void checkRunArgs(const RunShape &shape, const RunArgs &args);
 
+/// Whether the `aElements` floats at `a` share memory with the
+/// `bElements` at `b`, compared as addresses.
+bool buffersOverlap(const float *a, int64_t aElements, const float *b,
+                    int64_t bElements);
+
 /// Throws ttile::Error naming `role` for a null or misaligned buffer.
 void checkBuffer(const void *buffer, std::string_view role);
 

@@ -2,7 +2,8 @@
 //
 // What the operators that copy tensors around a kernel share: the NCHW
 // conversions (LayoutConversion.h) and a contraction's reordered operand
-// and output (VectorIndexFusion.h). Each copy goes into a buffer of the
+// and output (VectorIndexFusion.h), and a chain's intermediate
+// (ContractionChain). Each copy goes into a buffer of the
 // calling thread, one per slot, reused across runs and grown as needed, so
 // that runs on several threads never share one; a buffer is valid until
 // the thread's next run of any operator.
@@ -25,6 +26,8 @@ enum class ThreadBufferSlot {
   NhwkOutput,
   Residual,
   NhwkResidual,
+  /// A ContractionChain's intermediate, between its two steps' runs.
+  ChainIntermediate,
   Count
 };
 

@@ -289,6 +289,12 @@ double DataMovementModel::cost(const scheme::TileTree &tree,
   return cycles / parallelSpeedup(tree, workers_);
 }
 
+double DataMovementModel::cycles(const scheme::TileTree &tree,
+                                 const spec::Spec &spec) const {
+  return computeCycles(tree, spec) / parallelSpeedup(tree, workers_) +
+         cost(tree, spec);
+}
+
 double DataMovementModel::cost(const scheme::Scheme &scheme,
                                const spec::Spec &spec, int vectorWidth) const {
   return cost(scheme::buildTileTree(scheme::withInferredHoist(scheme, spec),

@@ -120,6 +120,12 @@ public:
   /// (Scheme/Normalize.h).
   double cost(const scheme::Scheme &scheme, const spec::Spec &spec,
               int vectorWidth) const;
+  /// The time the model expects of the tree, in cycles: its multiply-adds
+  /// at the peak, shared by the workers of its parallel loop, plus cost().
+  /// For comparing different problems (a chain's orders), where cost()
+  /// alone, which leaves out the work every candidate of one problem does,
+  /// would prefer the one moving less data over the one doing less work.
+  double cycles(const scheme::TileTree &tree, const spec::Spec &spec) const;
 
 private:
   std::vector<CacheModelLevel> levels_;

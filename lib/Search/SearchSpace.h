@@ -79,6 +79,7 @@ public:
 
   const spec::Spec &spec() const { return spec_; }
   int workers() const { return workers_; }
+  int vectorWidth() const { return vectorWidth_; }
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.
   const std::vector<MicrokernelChoice> &choices() const { return choices_; }

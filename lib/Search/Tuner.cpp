@@ -223,6 +223,16 @@ const measure::PeakKernel &peakKernel() {
   return kernel;
 }
 
+/// untunedScheme() over `space`, spaceFor(spec).
+scheme::Scheme untunedScheme(const spec::Spec &spec, const SearchSpace &space) {
+  std::vector<scheme::Scheme> ranked =
+      drawCandidates(space, /*seed=*/1, /*trials=*/1, kUntunedDraws);
+  if (ranked.empty())
+    throw Error("the search space of " + spec.str() + " is empty",
+                ErrorCode::Internal);
+  return ranked.front();
+}
+
 } // namespace
 
 measure::MeasureOptions finalProtocol(const std::vector<double> &callSeconds,
@@ -532,12 +542,15 @@ FinalVerdict judgeFinalRounds(const std::vector<measure::Measurement> &timings,
 
 
 scheme::Scheme untunedScheme(const spec::Spec &spec) {
-  std::vector<scheme::Scheme> ranked =
-      drawCandidates(spaceFor(spec), /*seed=*/1, /*trials=*/1, kUntunedDraws);
-  if (ranked.empty())
-    throw Error("the search space of " + spec.str() + " is empty",
-                ErrorCode::Internal);
-  return ranked.front();
+  return untunedScheme(spec, spaceFor(spec));
+}
+
+double modelCycles(const spec::Spec &spec) {
+  const SearchSpace space = spaceFor(spec);
+  const scheme::TileTree tree = scheme::buildTileTree(
+      scheme::withInferredHoist(untunedScheme(spec, space), spec), spec,
+      space.vectorWidth());
+  return DataMovementModel::forHost(host(), space.workers()).cycles(tree, spec);
 }
 
 } // namespace ttile::search

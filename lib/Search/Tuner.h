@@ -129,6 +129,12 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options = {});
 /// problem that was never tuned.
 scheme::Scheme untunedScheme(const spec::Spec &spec);
 
+/// The cycles the data-movement model expects untunedScheme(spec) to take
+/// (DataMovementModel::cycles): an estimate of a problem's time before
+/// anything is compiled, for choosing between problems (the orders of a
+/// ContractionChain).
+double modelCycles(const spec::Spec &spec);
+
 // The steps of tune(), for studies that measure candidates their own way
 // (ttile-bench convergence).
 

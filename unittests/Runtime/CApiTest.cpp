@@ -520,6 +520,45 @@ TEST_F(CApiTest, ContractionCreateTuneRunDestroy) {
   ttile_contraction_destroy(nullptr);
 }
 
+TEST_F(CApiTest, ContractionChainCreateTuneRunDestroy) {
+  ttile_contraction_chain *chain = nullptr;
+  expectFailure(
+      ttile_contraction_chain_create("ij,jk->ik", "i:2,j:2,k:2", &chain),
+      TTILE_INVALID_ARGUMENT, "a ContractionChain takes three");
+  EXPECT_EQ(chain, nullptr);
+  ASSERT_EQ(ttile_contraction_chain_create("ikl,kj,lj->ij", "i:5,j:17,k:3,l:4",
+                                           &chain),
+            TTILE_OK)
+      << ttile_last_error();
+  const testing::ChainCase reference(ContractionChainParams{
+      "ikl,kj,lj->ij", {{'i', 5}, {'j', 17}, {'k', 3}, {'l', 4}}});
+  EXPECT_EQ(ttile_contraction_chain_operand_elements(chain, 0), 5 * 3 * 4);
+  EXPECT_EQ(ttile_contraction_chain_operand_elements(chain, 2), 4 * 17);
+  EXPECT_EQ(ttile_contraction_chain_operand_elements(chain, 3), -1);
+  EXPECT_EQ(ttile_contraction_chain_output_elements(chain), 5 * 17);
+  EXPECT_STREQ(ttile_contraction_chain_plan(chain),
+               ContractionChain(reference.params).plan().c_str());
+  ASSERT_EQ(ttile_contraction_chain_tune(chain, 2, 0, 1), TTILE_OK)
+      << ttile_last_error();
+  ttile_tune_info info;
+  ASSERT_EQ(ttile_contraction_chain_tune_info(chain, &info), TTILE_OK);
+  EXPECT_EQ(info.tuned, 1);
+  EXPECT_NE(std::string(ttile_contraction_chain_scheme(chain)).find("; 2: "),
+            std::string::npos);
+  std::vector<float> D(reference.expected.size());
+  const std::vector<std::vector<float>> &in = reference.operands;
+  ASSERT_EQ(ttile_contraction_chain_run(chain, in[0].data(), in[1].data(),
+                                        in[2].data(), D.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.expectMatches(D);
+  expectFailure(ttile_contraction_chain_run(chain, in[0].data(), nullptr,
+                                            in[2].data(), D.data()),
+                TTILE_INVALID_ARGUMENT, "B");
+  ttile_contraction_chain_destroy(chain);
+  ttile_contraction_chain_destroy(nullptr);
+}
+
 TEST_F(CApiTest, ContractionConstantBAndErrors) {
   ttile_contraction *contraction = nullptr;
   ASSERT_EQ(ttile_contraction_create("ij,j->i", "i:9,j:7", 1, &contraction),

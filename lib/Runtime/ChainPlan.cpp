@@ -1,0 +1,143 @@
+//===- Runtime/ChainPlan.cpp - The order of a three-operand einsum --------===//
+
+#include "Runtime/ChainPlan.h"
+
+#include "Runtime/ContractionProblem.h"
+#include "Runtime/ProblemChecks.h"
+#include "Search/Tuner.h"
+#include "Spec/SpecBuilders.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace ttile::runtime {
+namespace {
+
+bool contains(std::string_view letters, char letter) {
+  return letters.find(letter) != std::string_view::npos;
+}
+
+/// The layouts of the intermediate tried for the pair (x, y), whose
+/// letters are `kept`: in the order of the output, then of the third
+/// operand `z`; of z, then the output; of the pair, either way round. Where
+/// a layout ends on a letter of both x and y (which the first step cannot
+/// vectorize), the last letter of only one of them moves to its end.
+std::vector<std::string>
+intermediateLayouts(std::string_view x, std::string_view y, std::string_view z,
+                    std::string_view output, std::string_view kept) {
+  auto ordered = [&](std::initializer_list<std::string_view> terms) {
+    std::string layout;
+    for (std::string_view term : terms)
+      for (char letter : term)
+        if (contains(kept, letter) && !contains(layout, letter))
+          layout += letter;
+    auto inOne = [&](char letter) {
+      return contains(x, letter) != contains(y, letter);
+    };
+    if (!layout.empty() && !inOne(layout.back())) {
+      auto last = std::find_if(layout.rbegin(), layout.rend(), inOne);
+      if (last != layout.rend()) {
+        const char letter = *last;
+        layout.erase(std::next(last).base());
+        layout += letter;
+      }
+    }
+    return layout;
+  };
+  std::vector<std::string> layouts;
+  for (const std::string &layout :
+       {ordered({output, z, x, y}), ordered({z, output, x, y}), ordered({x, y}),
+        ordered({y, x})})
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end())
+      layouts.push_back(layout);
+  return layouts;
+}
+
+/// The sizes of the letters of `einsum` alone.
+std::map<char, int64_t> sizesOf(std::string_view einsum,
+                                const std::map<char, int64_t> &sizes) {
+  std::map<char, int64_t> used;
+  for (auto [letter, size] : sizes)
+    if (contains(einsum, letter))
+      used.emplace(letter, size);
+  return used;
+}
+
+} // namespace
+
+std::string ChainPlan::str() const {
+  return steps[0].params.einsum + "; " + steps[1].params.einsum;
+}
+
+ChainPlan planChain(const ContractionChainParams &params) {
+  const std::string &einsum = params.einsum;
+  auto fail = [&](const std::string &message) {
+    throw Error(fmt::format("contraction chain \"{}\": {}", einsum, message));
+  };
+  for (auto [letter, size] : params.sizes)
+    checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
+  const spec::Spec whole = spec::contraction(einsum, params.sizes);
+  for (auto [letter, size] : params.sizes)
+    if (!whole.findDim(std::string_view(&letter, 1)))
+      fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
+  const EinsumTerms terms(whole);
+  if (terms.operands.size() != 3)
+    fail(fmt::format("has {} operand{}; a ContractionChain takes three (a "
+                     "Contraction two)",
+                     terms.operands.size(),
+                     terms.operands.size() == 1 ? "" : "s"));
+
+  std::optional<ChainPlan> best;
+  std::vector<std::string> refusals;
+  for (auto [first, second] : {std::pair{0, 1}, {0, 2}, {1, 2}}) {
+    const int third = 3 - first - second;
+    const std::string &x = terms.operands[first];
+    const std::string &y = terms.operands[second];
+    const std::string &z = terms.operands[third];
+    std::string kept;
+    for (char letter : x + y)
+      if ((contains(z, letter) || contains(terms.output, letter)) &&
+          !contains(kept, letter))
+        kept += letter;
+    for (const std::string &layout :
+         intermediateLayouts(x, y, z, terms.output, kept)) {
+      ChainPlan plan;
+      const std::string pair = x + "," + y + "->" + layout;
+      plan.steps[0] = {{pair, sizesOf(pair, params.sizes)}, {first, second}};
+      // The intermediate takes the place of the pair's first operand.
+      const bool intermediateFirst = first < third;
+      const std::string rest =
+          (intermediateFirst ? layout + "," + z : z + "," + layout) + "->" +
+          terms.output;
+      plan.steps[1] = {{rest, sizesOf(rest, params.sizes)},
+                       intermediateFirst
+                           ? std::array{ChainStep::kIntermediate, third}
+                           : std::array{third, ChainStep::kIntermediate}};
+      try {
+        const ContractionProblem pairProblem(plan.steps[0].params);
+        const ContractionProblem restProblem(plan.steps[1].params);
+        plan.intermediateElements = pairProblem.cElements();
+        plan.modelCycles = search::modelCycles(pairProblem.spec()) +
+                           search::modelCycles(restProblem.spec());
+      } catch (const Error &error) {
+        refusals.push_back(fmt::format("{}: {}", plan.str(), error.what()));
+        continue;
+      }
+      if (!best || plan.modelCycles < best->modelCycles)
+        best = std::move(plan);
+    }
+  }
+  if (!best) {
+    std::string reasons;
+    for (const std::string &refusal : refusals)
+      reasons += (reasons.empty() ? "" : "; ") + refusal;
+    fail("no order of it is two contractions ttile computes (" + reasons + ")");
+  }
+  return std::move(*best);
+}
+
+} // namespace ttile::runtime

@@ -1,0 +1,56 @@
+//===- Runtime/ChainPlan.h - The order of a three-operand einsum -*- C++
+//-*-===//
+//
+// A ContractionChain computes "X,Y,Z->O" as two Contractions: two of the
+// operands into an intermediate T, then T with the third. Which two go
+// first decides the work (a matrix chain's orders differ by orders of
+// magnitude), and T's layout decides what each step's kernels read in
+// place. The plan tries every pair, and for each a few layouts of T (its
+// letters in the output's order, in the third operand's, in the pair's
+// own); keeps the steps a Contraction can compute (it vectorizes its
+// output's last letter, which must be in one operand only); and chooses
+// the plan whose two steps the data-movement model expects to take the
+// fewest cycles (search::modelCycles: the multiply-adds at the peak and the
+// data movement beyond them, of each step's untuned scheme). Nothing is
+// compiled or measured.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TTILE_RUNTIME_CHAINPLAN_H
+#define TTILE_RUNTIME_CHAINPLAN_H
+
+#include "ttile/ttile.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace ttile::runtime {
+
+/// One Contraction of a chain, and what it reads as its A and B.
+struct ChainStep {
+  /// The operand of ChainStep::operands standing for the intermediate.
+  static constexpr int kIntermediate = 3;
+
+  ContractionParams params;
+  /// 0-2: the chain's operands; kIntermediate: the first step's output.
+  std::array<int, 2> operands = {0, 1};
+};
+
+struct ChainPlan {
+  std::array<ChainStep, 2> steps;
+  int64_t intermediateElements = 0;
+  /// search::modelCycles of the two steps.
+  double modelCycles = 0;
+
+  /// "kj,lj->jkl; ikl,jkl->ij".
+  std::string str() const;
+};
+
+/// The plan of `params`. Throws ttile::Error for a malformed einsum (as
+/// Contraction does), one with other than three operands, and one no order
+/// of which two Contractions can compute, with the reason of each order.
+ChainPlan planChain(const ContractionChainParams &params);
+
+} // namespace ttile::runtime
+
+#endif // TTILE_RUNTIME_CHAINPLAN_H

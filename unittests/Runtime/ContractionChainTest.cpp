@@ -1,0 +1,138 @@
+//===- unittests/Runtime/ContractionChainTest.cpp - ttile::ContractionChain
+//-===//
+//
+// ContractionChain against a naive three-operand einsum written here from
+// the API's definition, in double precision: MTTKRP and matrix chains run
+// untuned and tuned, the order the model picks where the orders' work
+// differs by orders of magnitude, the cache, and every error, named.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ttile/ttile.h"
+
+#include "CacheTestUtil.h"
+#include "ContractionTestUtil.h"
+#include "ConvTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace ttile {
+namespace {
+
+using testing::ChainCase;
+using testing::quickTune;
+
+class ContractionChainTest : public ::testing::Test {
+protected:
+  testing::IsolatedCache cache;
+};
+
+TEST_F(ContractionChainTest, MttkrpMatchesTheNaiveEinsumUntunedAndTuned) {
+  // Odd sizes: every step has masked tiles.
+  const ChainCase mttkrp(
+      {"ikl,kj,lj->ij", {{'i', 7}, {'j', 20}, {'k', 5}, {'l', 6}}});
+  ContractionChain chain(mttkrp.params);
+  EXPECT_EQ(chain.operandElements(0), 7 * 5 * 6);
+  EXPECT_EQ(chain.operandElements(1), 5 * 20);
+  EXPECT_EQ(chain.operandElements(2), 6 * 20);
+  EXPECT_EQ(chain.outputElements(), 7 * 20);
+  mttkrp.expectComputedBy(chain);
+  chain.tune(quickTune());
+  EXPECT_TRUE(chain.tuneInfo().tuned);
+  EXPECT_GT(chain.tuneInfo().gflops, 0);
+  EXPECT_EQ(chain.tuneInfo().trials,
+            chain.step(0).tuneInfo().trials + chain.step(1).tuneInfo().trials);
+  mttkrp.expectComputedBy(chain);
+}
+
+TEST_F(ContractionChainTest, AMatrixChainContractsTheCheaperPairFirst) {
+  // (AB)C costs 2*i*j*k + 2*i*k*l multiply-adds, A(BC) 2*j*k*l + 2*i*j*l:
+  // 64 times fewer here, with j and l small.
+  const ChainCase narrowInside(
+      {"ij,jk,kl->il", {{'i', 96}, {'j', 4}, {'k', 96}, {'l', 4}}});
+  ContractionChain rightFirst(narrowInside.params);
+  EXPECT_EQ(rightFirst.plan().substr(0, 7), "jk,kl->") << rightFirst.plan();
+  EXPECT_EQ(rightFirst.flops(), 2 * (4 * 96 * 4 + 96 * 4 * 4));
+  narrowInside.expectComputedBy(rightFirst);
+
+  const ChainCase wideInside(
+      {"ij,jk,kl->il", {{'i', 4}, {'j', 96}, {'k', 4}, {'l', 96}}});
+  ContractionChain leftFirst(wideInside.params);
+  EXPECT_EQ(leftFirst.plan().substr(0, 7), "ij,jk->") << leftFirst.plan();
+  wideInside.expectComputedBy(leftFirst);
+}
+
+TEST_F(ContractionChainTest, ASecondChainStartsFromTheCache) {
+  const ContractionChainParams params{
+      "abc,cd,de->abe", {{'a', 3}, {'b', 5}, {'c', 9}, {'d', 6}, {'e', 17}}};
+  ContractionChain first(params);
+  EXPECT_FALSE(first.isCached());
+  first.tune(quickTune());
+  ContractionChain second(params);
+  EXPECT_TRUE(second.isCached());
+  second.tune(quickTune());
+  EXPECT_TRUE(second.tuneInfo().cacheHit);
+  EXPECT_EQ(second.scheme(), first.scheme());
+  ChainCase(params).expectComputedBy(second);
+}
+
+void expectRefused(const ContractionChainParams &params,
+                   const std::string &fragment) {
+  try {
+    ContractionChain chain(params);
+    ADD_FAILURE() << params.einsum << " was accepted: " << chain.plan();
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(ContractionChainTest, RefusesWhatItCannotComputeByName) {
+  expectRefused({"ij,jk->ik", {{'i', 2}, {'j', 2}, {'k', 2}}},
+                "has 2 operands; a ContractionChain takes three");
+  expectRefused(
+      {"ij,jk,kl,lm->im", {{'i', 2}, {'j', 2}, {'k', 2}, {'l', 2}, {'m', 2}}},
+      "has 4 operands");
+  expectRefused({"ij,jk,kl->il", {{'i', 2}, {'j', 2}, {'k', 2}}}, "'l'");
+  expectRefused(
+      {"ij,jk,kl->il", {{'i', 2}, {'j', 2}, {'k', 2}, {'l', 2}, {'z', 2}}},
+      "sizes gives 'z', which is no letter of it");
+  expectRefused({"ij,jk,kl->il", {{'i', 2}, {'j', 0}, {'k', 2}, {'l', 2}}},
+                "sizes['j']");
+  // Every step would vectorize j, a letter of both its operands.
+  expectRefused({"ij,ij,ij->ij", {{'i', 2}, {'j', 16}}},
+                "no order of it is two contractions ttile computes");
+}
+
+TEST_F(ContractionChainTest, RefusesBadBuffersByName) {
+  const ChainCase chainCase(
+      {"ij,jk,kl->il", {{'i', 8}, {'j', 4}, {'k', 8}, {'l', 16}}});
+  const ContractionChain chain(chainCase.params);
+  std::vector<float> D(chainCase.expected.size());
+  const std::vector<std::vector<float>> &in = chainCase.operands;
+  auto expectError = [&](const std::string &fragment, const float *A,
+                         const float *B, const float *C, float *out) {
+    try {
+      chain.run(A, B, C, out);
+      ADD_FAILURE() << "accepted; expected an error with '" << fragment << "'";
+    } catch (const Error &error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos)
+          << error.what();
+    }
+  };
+  expectError("D", in[0].data(), in[1].data(), in[2].data(), nullptr);
+  expectError("B", in[0].data(), nullptr, in[2].data(), D.data());
+  std::vector<float> shared(in[0].begin(), in[0].end());
+  shared.resize(std::max(shared.size(), D.size()));
+  expectError("D overlaps A", shared.data(), in[1].data(), in[2].data(),
+              shared.data());
+  EXPECT_THROW(chain.step(2), Error);
+  EXPECT_THROW(chain.operandElements(3), Error);
+}
+
+} // namespace
+} // namespace ttile

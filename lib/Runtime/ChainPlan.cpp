@@ -6,6 +6,7 @@
 #include "Runtime/ProblemChecks.h"
 #include "Search/Tuner.h"
 #include "Spec/SpecBuilders.h"
+#include "Support/Logging.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -125,8 +126,12 @@ ChainPlan planChain(const ContractionChainParams &params) {
                            search::modelCycles(restProblem.spec());
       } catch (const Error &error) {
         refusals.push_back(fmt::format("{}: {}", plan.str(), error.what()));
+        log().debug("contraction chain \"{}\": {} refused: {}", einsum,
+                    plan.str(), error.what());
         continue;
       }
+      log().debug("contraction chain \"{}\": {}, {:.4g} cycles by the model",
+                  einsum, plan.str(), plan.modelCycles);
       if (!best || plan.modelCycles < best->modelCycles)
         best = std::move(plan);
     }

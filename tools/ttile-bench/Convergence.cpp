@@ -11,6 +11,7 @@
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Tiling.h"
 #include "Search/CandidateDraws.h"
+#include "Search/CandidateSlice.h"
 #include "Search/DataMovementModel.h"
 #include "Search/MicrokernelClasses.h"
 #include "Search/SearchSpace.h"
@@ -36,9 +37,17 @@ constexpr int kLongKernelRepetitions = 3;
 std::optional<Candidate> measureCandidate(const spec::Spec &spec,
                                           const scheme::Scheme &scheme,
                                           const measure::TensorBuffers &buffers,
-                                          const measure::MeasureOptions &options) {
+                                          const ConvergenceOptions &study) {
+  const measure::MeasureOptions &options = study.measure;
+  // The whole problem, or the tuner's slice of it.
+  search::CandidateSlice slice{spec, scheme};
+  if (study.slices)
+    slice = search::sliceCandidate(spec, scheme, host(),
+                                   search::TuneOptions().sliceSeconds *
+                                       measure::measuredPeakFlops());
   std::optional<search::CheckedKernel> checked =
-      search::compileAndCheck(spec, scheme, buffers);
+      search::compileAndCheck(slice.spec, slice.scheme, buffers,
+                              {.firstPassUnknown = slice.cutsReductionPasses});
   if (!checked)
     return std::nullopt;
   // Every candidate is timed in full, unlike in tune(), which stops timing
@@ -55,7 +64,8 @@ std::optional<Candidate> measureCandidate(const spec::Spec &spec,
           protocol);
   Candidate candidate;
   candidate.scheme = scheme::printScheme(scheme);
-  candidate.gflops = static_cast<double>(spec.flops()) / timing.medianSeconds * 1e-9;
+  candidate.gflops = static_cast<double>(spec.flops()) /
+                     (slice.factor * timing.medianSeconds) * 1e-9;
   candidate.percentOfPeak =
       100 * candidate.gflops * 1e9 / measure::measuredPeakFlops();
   return candidate;
@@ -111,7 +121,7 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
        search::drawCandidates(space, options.seed, options.candidates,
                               options.candidates)) {
     std::optional<Candidate> candidate =
-        measureCandidate(spec, scheme, buffers, options.measure);
+        measureCandidate(spec, scheme, buffers, options);
     if (!candidate) {
       ++study.rejected;
       continue;
@@ -275,7 +285,8 @@ nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
            {{"candidates", options.candidates},
             {"seed", options.seed},
             {"trials", options.trials},
-            {"constantWeights", options.constantWeights}}},
+            {"constantWeights", options.constantWeights},
+            {"slices", options.slices}}},
           {"layers", std::move(layers)}};
 }
 

@@ -20,6 +20,10 @@
 //                   model (thesis 5.4.3) ranks first among the same N: the
 //                   model-ranked strategy, without measuring anything more.
 //
+// With `slices`, each candidate is timed as the tuner times it: on the
+// first slice of the problem that lasts 20 ms at the peak, its time scaled
+// by the slice's factor.
+//
 // Performances are in % of the measured peak of one thread.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +55,10 @@ struct ConvergenceOptions {
   bool constantWeights = true;
   /// The n at which the tables read the curves (written to the JSON).
   int trials = 20;
+  /// Time each candidate on the slice the tuner measures it on
+  /// (Search/CandidateSlice.h), and count its speed as the slice's: for
+  /// problems whose candidates last seconds (TCCG 12 and 20-30).
+  bool slices = false;
   measure::MeasureOptions measure;
 };
 

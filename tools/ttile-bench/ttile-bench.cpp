@@ -11,7 +11,7 @@
 //   ttile-bench convergence (--net NAME | --layer DESC | --set NAME
 //                            | --einsum E --sizes S)... [--case N]...
 //                           [--candidates N] [--trials N] [--per-run-weights]
-//                           [--seed N] [--json F] [--replay F]...
+//                           [--slices] [--seed N] [--json F] [--replay F]...
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
 //   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case
@@ -44,7 +44,7 @@
 // table is at n = --trials. It takes layers and contractions alike.
 // --replay F takes the candidates a study's --json recorded instead of
 // measuring new ones, and ranks them by this build's model: the test of a
-// change to the model.
+// change to the model. --slices times candidates on the tuner's slices.
 //
 // matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
 // problem, in this process (MatMulBench.h); the sets are those of
@@ -118,6 +118,7 @@ struct Options {
   bool smoke = false;
   int rounds = 3;
   bool perRunWeights = false;
+  bool slices = false;
   bool epilogueCost = false;
   int offsetBytes = 0;
   int candidates = 200;
@@ -387,6 +388,7 @@ int runConvergence(const Options &options) {
   convergence.seed = options.seed;
   convergence.trials = options.trials;
   convergence.constantWeights = !options.perRunWeights;
+  convergence.slices = options.slices;
   std::vector<bench::StudiedProblem> problems;
   for (const tools::NamedLayer &layer : layersOf(options))
     problems.push_back(bench::studiedLayer(layer, convergence));
@@ -553,6 +555,9 @@ int main(int argc, char **argv) {
   convergence->add_flag("--per-run-weights", options.perRunWeights,
                         "the space of weights given to every run() rather "
                         "than once (constantWeights)");
+  convergence->add_flag("--slices", options.slices,
+                        "time each candidate on the slice the tuner measures "
+                        "it on, for problems whose calls last seconds");
   convergence->add_option("--seed", options.seed, "of the random draws");
   convergence->add_option("--json", options.json,
                           "write every candidate and the curves as JSON");

@@ -1,9 +1,9 @@
-//===- unittests/Runtime/ContractionChainTest.cpp - ttile::ContractionChain
-//-===//
+//===- unittests/Runtime/ContractionChainTest.cpp - Three operands -------===//
 //
 // ContractionChain against a naive three-operand einsum written here from
 // the API's definition, in double precision: MTTKRP and matrix chains run
-// untuned and tuned, the order the model picks where the orders' work
+// untuned and tuned, random chains (batch letters, letters summed in one
+// operand, odd sizes), the order the model picks where the orders' work
 // differs by orders of magnitude, the cache, and every error, named.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,69 @@ TEST_F(ContractionChainTest, MttkrpMatchesTheNaiveEinsumUntunedAndTuned) {
   EXPECT_EQ(chain.tuneInfo().trials,
             chain.step(0).tuneInfo().trials + chain.step(1).tuneInfo().trials);
   mttkrp.expectComputedBy(chain);
+}
+
+/// A random three-operand einsum over 3 to 6 letters, each operand of 1 to
+/// 4 of them, the output of some of the letters used, in a random order;
+/// sizes odd and even, at most 2^14 points.
+ContractionChainParams randomChain(std::mt19937_64 &random) {
+  auto below = [&](int64_t n) {
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(random);
+  };
+  const std::string alphabet = "abcdef";
+  while (true) {
+    const std::string letters = alphabet.substr(0, 3 + below(4));
+    std::string used, terms[4];
+    for (int o = 0; o < 3; ++o) {
+      std::string shuffled = letters;
+      std::shuffle(shuffled.begin(), shuffled.end(), random);
+      terms[o] =
+          shuffled.substr(0, 1 + below(std::min<int64_t>(
+                                     4, static_cast<int64_t>(letters.size()))));
+      used += terms[o];
+    }
+    for (char letter : letters)
+      if (used.find(letter) != std::string::npos && below(2))
+        terms[3] += letter;
+    if (terms[3].empty())
+      terms[3] = terms[0].substr(terms[0].size() - 1);
+    std::shuffle(terms[3].begin(), terms[3].end(), random);
+    ContractionChainParams p;
+    p.einsum = terms[0] + "," + terms[1] + "," + terms[2] + "->" + terms[3];
+    int64_t points = 1;
+    const int64_t choices[] = {1, 2, 3, 5, 7, 16, 17};
+    for (char letter : letters)
+      if (used.find(letter) != std::string::npos) {
+        p.sizes[letter] = choices[below(7)];
+        points *= p.sizes[letter];
+      }
+    if (points <= (1 << 14))
+      return p;
+  }
+}
+
+TEST_F(ContractionChainTest, RandomChainsMatchTheNaiveEinsum) {
+  // Some chains have no order that two Contractions compute (each step's
+  // output must end in a letter of one of its operands only); those are
+  // refused with that reason, and the rest must be right.
+  std::mt19937_64 random(11);
+  int computed = 0;
+  for (int i = 0; i < 40; ++i) {
+    const ContractionChainParams params = randomChain(random);
+    SCOPED_TRACE(params.einsum);
+    std::optional<ContractionChain> chain;
+    try {
+      chain.emplace(params);
+    } catch (const Error &error) {
+      EXPECT_NE(std::string(error.what()).find("no order of it"),
+                std::string::npos)
+          << error.what();
+      continue;
+    }
+    ChainCase(params).expectComputedBy(*chain);
+    ++computed;
+  }
+  EXPECT_GE(computed, 15);
 }
 
 TEST_F(ContractionChainTest, AMatrixChainContractsTheCheaperPairFirst) {

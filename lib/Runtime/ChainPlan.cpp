@@ -125,7 +125,10 @@ ChainPlan planChain(const ContractionChainParams &params) {
         plan.modelCycles = search::modelCycles(pairProblem.spec()) +
                            search::modelCycles(restProblem.spec());
       } catch (const Error &error) {
-        refusals.push_back(fmt::format("{}: {}", plan.str(), error.what()));
+        std::string refusal = fmt::format("{}: {}", plan.str(), error.what());
+        if (std::find(refusals.begin(), refusals.end(), refusal) ==
+            refusals.end())
+          refusals.push_back(std::move(refusal));
         log().debug("contraction chain \"{}\": {} refused: {}", einsum,
                     plan.str(), error.what());
         continue;

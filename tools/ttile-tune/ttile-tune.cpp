@@ -13,7 +13,8 @@
 // benchdnn's notation (LayerDescriptor.h). --matmul tunes a ttile::MatMul
 // (B given to every run, or laid out once with --constant-weights), and
 // --matmul-set the benchmark sets of MatMulShapes.h. --einsum tunes a
-// ttile::Contraction (or TCCG notation, abcd-aebf-dfce), each with the
+// ttile::Contraction (or TCCG notation, abcd-aebf-dfce; with three operands
+// a ttile::ContractionChain, both its steps), each with the
 // --sizes given in the same position, and --contraction-set the sets of
 // ContractionShapes.h.
 //
@@ -25,9 +26,10 @@
 // Options: --trials N (20), --seconds S (per layer, no limit), --seed N,
 // --json FILE (or - for stdout instead of the table), --list (print the
 // layers without tuning), --constant-weights (the kernels of
-// Conv2DParams::constantWeights, MatMul's and Contraction's constantB), --layout nhwc|nchw, --batch N, --retune
-// (tune even where the cache holds a winner). The cache follows TTILE_CACHE_DIR and
-// TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
+// Conv2DParams::constantWeights, MatMul's and Contraction's constantB),
+// --layout nhwc|nchw, --batch N, --retune (tune even where the cache holds a
+// winner). The cache follows TTILE_CACHE_DIR and TTILE_CACHE=off. On a
+// terminal, stderr shows a progress bar per layer.
 //
 // Exit status: 0 when every supported layer was tuned, 1 when one failed,
 // 2 on usage errors.
@@ -42,6 +44,7 @@
 
 #include "Cache/RecordStore.h"
 #include "Measure/PeakProbe.h"
+#include "Runtime/ChainPlan.h"
 #include "Runtime/ContractionProblem.h"
 #include "Runtime/ConvParams.h"
 #include "Runtime/MatMulProblem.h"
@@ -55,6 +58,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +67,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -70,6 +75,18 @@ using namespace ttile;
 using namespace ttile::tools;
 
 namespace {
+
+/// Whether an --einsum has three operands: a ContractionChain's.
+bool isChain(const ContractionParams &params) {
+  const std::string_view einsum = params.einsum;
+  return std::count(einsum.begin(),
+                    einsum.begin() + std::min(einsum.find("->"), einsum.size()),
+                    ',') == 2;
+}
+
+ContractionChainParams chainParams(const ContractionParams &params) {
+  return {params.einsum, params.sizes};
+}
 
 constexpr int ExitLayerFailed = 1;
 constexpr int ExitUsage = 2;
@@ -194,6 +211,14 @@ std::vector<NetworkReport> collectNetworks(const Options &options) {
     report.mflop = 2e-6;
     for (auto [letter, size] : p.sizes)
       report.mflop *= double(size);
+    // A chain's are its two steps', in the order it picks (classifyLayer
+    // and tuneLayer report one it refuses).
+    if (isChain(p)) {
+      try {
+        report.mflop = 1e-6 * double(ContractionChain(chainParams(p)).flops());
+      } catch (const Error &) {
+      }
+    }
     report.layer.name = std::move(named.name);
     report.contraction = p;
     network.layers.push_back(std::move(report));
@@ -260,11 +285,24 @@ int threadsOf(const std::string &schemeText) {
   return 1;
 }
 
+/// Threads an operator's kernel runs on.
+template <typename Op> int threadsOf(const Op &op) {
+  return threadsOf(op.scheme());
+}
+
+/// Threads a chain's kernels run on: the most either step's does.
+int threadsOf(const ContractionChain &chain) {
+  return std::max(threadsOf(chain.step(0).scheme()),
+                  threadsOf(chain.step(1).scheme()));
+}
+
 /// For --list: whether the layer would be tuned, without tuning it.
 void classifyLayer(LayerReport &report) {
   try {
     if (report.matmul)
       runtime::MatMulProblem problem(*report.matmul);
+    else if (report.contraction && isChain(*report.contraction))
+      runtime::planChain(chainParams(*report.contraction));
     else if (report.contraction)
       runtime::ContractionProblem problem(*report.contraction);
     else
@@ -290,16 +328,21 @@ void tuneLayer(LayerReport &report, const Options &options,
     };
     // The first candidate takes a while to draw, compile and check.
     progressBar.show(report.layer.name, {0, options.trials, 0, 0});
-    // A convolution, a matmul or a contraction: the same calls on each.
+    // A convolution, a matmul, a contraction or a chain: the same calls on
+    // each.
     auto tune = [&](auto &&op) {
       op.tune(tuneOptions);
       report.info = op.tuneInfo();
       report.scheme = op.scheme();
+      report.threads = threadsOf(op);
     };
     if (report.matmul) {
       MatMulParams params = *report.matmul;
       params.constantB = options.constantWeights;
       tune(MatMul(params));
+    } else if (report.contraction && isChain(*report.contraction)) {
+      // A chain takes every operand at each run: no constant one.
+      tune(ContractionChain(chainParams(*report.contraction)));
     } else if (report.contraction) {
       ContractionParams params = *report.contraction;
       params.constantB = options.constantWeights;
@@ -312,7 +355,6 @@ void tuneLayer(LayerReport &report, const Options &options,
     progressBar.clear();
     report.status = LayerReport::Status::Tuned;
     report.cacheOff = cacheOff;
-    report.threads = threadsOf(report.scheme);
     report.percentOfPeak = 100 * report.info.gflops * 1e9 /
                            (peakFlopsPerThread * report.threads);
   } catch (const Error &error) {

@@ -247,33 +247,40 @@ public:
   ttile::MatMul matmul_;
 };
 
+/// The letters of each operand, then of the output, of an einsum that
+/// ttile has validated (letters, ',' between operands, "->").
+std::vector<std::string> einsumTerms(const std::string &einsum) {
+  std::vector<std::string> terms(1);
+  for (char c : einsum) {
+    if (c == ',' || c == '>')
+      terms.emplace_back();
+    else if (std::isalpha(static_cast<unsigned char>(c)))
+      terms.back() += c;
+  }
+  return terms;
+}
+
+/// A term's numpy shape: its letters' sizes in order.
+Shape termShape(const std::string &term, const std::map<char, int64_t> &sizes) {
+  Shape shape;
+  for (char letter : term)
+    shape.push_back(sizes.at(letter));
+  return shape;
+}
+
 /// Contraction with its numpy shapes: each operand's axes in the order of
 /// its letters.
 class PyContraction {
 public:
   explicit PyContraction(const ttile::ContractionParams &params)
-      : contraction_(params) {
-    // The constructor has validated the einsum: letters, one ',', "->".
-    std::string *term = &terms_[0];
-    for (char c : params.einsum) {
-      if (c == ',')
-        term = &terms_[1];
-      else if (c == '>')
-        term = &terms_[2];
-      else if (std::isalpha(static_cast<unsigned char>(c)))
-        *term += c;
-    }
-  }
+      : contraction_(params), terms_(einsumTerms(params.einsum)) {}
   const ttile::Contraction &op() const { return contraction_; }
   const ttile::ContractionParams &params() const {
     return contraction_.params();
   }
 
   Shape shapeOf(int term) const {
-    Shape shape;
-    for (char letter : terms_[term])
-      shape.push_back(params().sizes.at(letter));
-    return shape;
+    return termShape(terms_[term], params().sizes);
   }
   Shape aShape() const { return shapeOf(0); }
   Shape bShape() const { return shapeOf(1); }
@@ -309,30 +316,18 @@ public:
   }
 
   ttile::Contraction contraction_;
-  std::string terms_[3];
+  std::vector<std::string> terms_;
 };
 
 /// ContractionChain with its numpy shapes, as PyContraction.
 class PyContractionChain {
 public:
   explicit PyContractionChain(const ttile::ContractionChainParams &params)
-      : chain_(params) {
-    // The constructor has validated the einsum: letters, two ',', "->".
-    std::string *term = &terms_[0];
-    for (char c : params.einsum) {
-      if (c == ',' || c == '>')
-        ++term;
-      else if (std::isalpha(static_cast<unsigned char>(c)))
-        *term += c;
-    }
-  }
+      : chain_(params), terms_(einsumTerms(params.einsum)) {}
   const ttile::ContractionChain &op() const { return chain_; }
 
   Shape shapeOf(int term) const {
-    Shape shape;
-    for (char letter : terms_[term])
-      shape.push_back(chain_.params().sizes.at(letter));
-    return shape;
+    return termShape(terms_[term], chain_.params().sizes);
   }
   std::vector<Shape> operandShapes() const {
     return {shapeOf(0), shapeOf(1), shapeOf(2)};
@@ -359,7 +354,7 @@ public:
   }
 
   ttile::ContractionChain chain_;
-  std::string terms_[4];
+  std::vector<std::string> terms_;
 };
 
 /// An einsum's sizes from Python's {"a": 72, ...}.

@@ -3,9 +3,7 @@
 #include "Runtime/ChainPlan.h"
 
 #include "Runtime/ContractionProblem.h"
-#include "Runtime/ProblemChecks.h"
 #include "Search/Tuner.h"
-#include "Spec/SpecBuilders.h"
 #include "Support/Logging.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -79,13 +77,8 @@ ChainPlan planChain(const ContractionChainParams &params) {
   auto fail = [&](const std::string &message) {
     throw Error(fmt::format("contraction chain \"{}\": {}", einsum, message));
   };
-  for (auto [letter, size] : params.sizes)
-    checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
-  const spec::Spec whole = spec::contraction(einsum, params.sizes);
-  for (auto [letter, size] : params.sizes)
-    if (!whole.findDim(std::string_view(&letter, 1)))
-      fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
-  const EinsumTerms terms(whole);
+  const EinsumTerms terms(
+      checkedEinsum("contraction chain", einsum, params.sizes));
   if (terms.operands.size() != 3)
     fail(fmt::format("has {} operand{}; a ContractionChain takes three (a "
                      "Contraction two)",

@@ -28,23 +28,20 @@ struct ContractionChain::Impl {
         plan(runtime::planChain(params)), steps{
                                               Contraction(plan.steps[0].params),
                                               Contraction(
-                                                  plan.steps[1].params)} {}
-
-  /// The elements of the chain's operand `operand` (0-2), read by a step.
-  int64_t operandElements(int operand) const {
-    if (operand < 0 || operand > 2)
-      throw Error(fmt::format("a contraction chain has the operands 0, 1 "
-                              "and 2, not {}",
-                              operand));
-    for (int s = 0;; ++s)
+                                                  plan.steps[1].params)} {
+    for (int s = 0; s < 2; ++s)
       for (int o = 0; o < 2; ++o)
-        if (plan.steps[s].operands[o] == operand)
-          return o == 0 ? steps[s].aElements() : steps[s].bElements();
+        if (int operand = plan.steps[s].operands[o];
+            operand != runtime::ChainStep::kIntermediate)
+          operandElements[operand] =
+              o == 0 ? steps[s].aElements() : steps[s].bElements();
   }
 
   const ContractionChainParams params;
   const runtime::ChainPlan plan;
   std::array<Contraction, 2> steps;
+  /// Of the chain's operands, each read by one step.
+  std::array<int64_t, 3> operandElements = {};
 };
 
 ContractionChain::ContractionChain(const ContractionChainParams &params)
@@ -74,7 +71,11 @@ int64_t ContractionChain::flops() const {
 }
 
 int64_t ContractionChain::operandElements(int operand) const {
-  return impl_->operandElements(operand);
+  if (operand < 0 || operand > 2)
+    throw Error(fmt::format("a contraction chain has the operands 0, 1 and "
+                            "2, not {}",
+                            operand));
+  return impl_->operandElements[operand];
 }
 
 int64_t ContractionChain::outputElements() const {
@@ -95,7 +96,7 @@ void ContractionChain::run(const float *A, const float *B, const float *C,
   for (int o = 0; o < 3; ++o) {
     runtime::checkBuffer(operands[o], kNames[o]);
     if (runtime::buffersOverlap(D, outputElements(), operands[o],
-                                operandElements(o)))
+                                impl_->operandElements[o]))
       throw Error(fmt::format("D overlaps {}", kNames[o]));
   }
   runtime::withOutOfMemoryAsError("run()", [&] {

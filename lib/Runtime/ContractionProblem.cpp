@@ -72,13 +72,8 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   auto fail = [&](const std::string &message) {
     throw Error(fmt::format("contraction \"{}\": {}", einsum, message));
   };
-  for (auto [letter, size] : params.sizes)
-    checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
   std::map<char, int64_t> sizes = params.sizes;
-  spec::Spec spec = spec::contraction(einsum, sizes);
-  for (auto [letter, size] : params.sizes)
-    if (!spec.findDim(std::string_view(&letter, 1)))
-      fail(fmt::format("sizes gives '{}', which is no letter of it", letter));
+  spec::Spec spec = checkedEinsum("contraction", einsum, sizes);
   const std::vector<int> inputs = spec.inputIndices();
   if (inputs.size() != 2)
     fail(fmt::format("has {} operand{}; a Contraction takes two{}",
@@ -161,6 +156,19 @@ std::string ContractionProblem::str() const {
   return fmt::format("{} {}{}{}", EinsumTerms(spec_).str(), sizes,
                      params_.constantB ? " constantB" : "",
                      fusion_ ? " (" + fusion_->str() + ")" : "");
+}
+
+spec::Spec checkedEinsum(std::string_view what, const std::string &einsum,
+                         const std::map<char, int64_t> &sizes) {
+  for (auto [letter, size] : sizes)
+    checkIntegerField(fmt::format("sizes['{}']", letter), size, 1);
+  spec::Spec spec = spec::contraction(einsum, sizes);
+  for (auto [letter, size] : sizes)
+    if (!spec.findDim(std::string_view(&letter, 1)))
+      throw Error(fmt::format("{} \"{}\": sizes gives '{}', which is no "
+                              "letter of it",
+                              what, einsum, letter));
+  return spec;
 }
 
 std::map<char, int64_t> parseContractionSizes(std::string_view text) {

@@ -73,6 +73,14 @@ private:
   spec::Spec spec_;
 };
 
+/// The spec of `einsum` over `sizes`, as Contraction and ContractionChain
+/// check it: each size positive and at most 2^31, the einsum well formed
+/// (spec::contraction's errors) and no size for a letter it lacks; the
+/// last error begins with `what` and the einsum ("contraction \"ab,bc->ac\":
+/// ..."). Any number of operands.
+spec::Spec checkedEinsum(std::string_view what, const std::string &einsum,
+                         const std::map<char, int64_t> &sizes);
+
 /// The sizes of "a:72,b:24" (spaces allowed around each part), as the C
 /// API and the tools take them. Throws ttile::Error naming the column of a
 /// part that is no letter, ':' and a positive integer, or a letter given

@@ -195,8 +195,18 @@ TEST_F(ContractionChainTest, RefusesBadBuffersByName) {
   shared.resize(std::max(shared.size(), D.size()));
   expectError("D overlaps A", shared.data(), in[1].data(), in[2].data(),
               shared.data());
-  EXPECT_THROW(chain.step(2), Error);
-  EXPECT_THROW(chain.operandElements(3), Error);
+  auto expectMessage = [](const auto &call, const std::string &message) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted; expected: " << message;
+    } catch (const Error &error) {
+      EXPECT_EQ(std::string(error.what()), message);
+    }
+  };
+  expectMessage([&] { chain.step(2); },
+                "a contraction chain has the steps 0 and 1, not 2");
+  expectMessage([&] { chain.operandElements(3); },
+                "a contraction chain has the operands 0, 1 and 2, not 3");
 }
 
 } // namespace

@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 namespace ttile::search {
 namespace {
 
 constexpr int64_t kCacheLineBytes = 64;
+/// The longest stride the prefetchers follow: within a 4 KiB page.
+constexpr int64_t kPrefetchStrideBytes = 4096;
 
 /// Where a tensor's elements lie, per axis: the tensor itself, or, below a
 /// Pack of it, the packed buffer (CodeGen/ScratchLayout.h), whose tiles a
@@ -32,16 +35,30 @@ struct TileLines {
   double occupied = 0; ///< bytes * sets / the sets they map to.
 };
 
-/// `tensor`'s footprint over `tile`, laid out as `layout`, in a cache of
-/// `sets` sets (0: fully associative). Its runs of contiguous elements
-/// (the axis of stride 1, merged with the next one out while the tile spans
-/// a dense axis whole) are rounded out to whole lines: a run that does not
-/// start on a line boundary touches (bytes + 60) / 64 lines on average. The
-/// sets the runs map to are counted axis by axis: n runs a stride of s
-/// lines apart cover min(n, sets / gcd(s, sets)) sets, or n where s is not
-/// whole lines.
-TileLines tileLines(const spec::Spec &spec, int tensor, const Layout &layout,
-                    const std::vector<int64_t> &tile, int64_t sets) {
+/// The layout of `tensor` as stored.
+Layout storedLayout(const spec::Tensor &tensor) {
+  Layout layout;
+  for (const spec::TensorAxis &axis : tensor.axes)
+    layout.extents.push_back(axis.extent);
+  layout.strides = tensor.strides();
+  return layout;
+}
+
+/// How a tile of one tensor lies in memory: `count` runs of `length`
+/// contiguous elements each (the axis of stride 1, merged with the next one
+/// out while the tile spans a dense axis whole), and the (runs, stride in
+/// bytes) of each axis across them.
+struct Runs {
+  int64_t length = 1;
+  double count = 1;
+  /// Every run starts on a cache line, as does the next tile's along the
+  /// runs' axis.
+  bool aligned = false;
+  std::vector<std::pair<int64_t, int64_t>> across;
+};
+
+Runs runsOf(const spec::Spec &spec, int tensor, const Layout &layout,
+            const std::vector<int64_t> &tile) {
   const spec::Tensor &stored = spec.tensors[tensor];
   const int64_t elementBytes = spec::elementSize(stored.type);
   // Axes from the innermost (smallest stride) out.
@@ -50,40 +67,53 @@ TileLines tileLines(const spec::Spec &spec, int tensor, const Layout &layout,
   std::stable_sort(inward.begin(), inward.end(), [&](size_t a, size_t b) {
     return layout.strides[a] < layout.strides[b];
   });
-  double runs = 1;
-  int64_t run = 1;
+  Runs runs;
   bool extending = !inward.empty() && layout.strides[inward.front()] == 1;
-  bool aligned = extending;
-  std::vector<std::pair<int64_t, int64_t>> across; // (runs, stride in bytes)
+  runs.aligned = extending;
   for (size_t k = 0; k < inward.size(); ++k) {
     const size_t a = inward[k];
     const int64_t range =
         std::min(scheme::axisSpan(stored.axes[a], tile), layout.extents[a]);
     const int64_t strideBytes = layout.strides[a] * elementBytes;
     if (extending) {
-      run *= range;
+      runs.length *= range;
       // The run of the next tile along this axis starts where this one ends.
-      aligned = aligned && (range * strideBytes) % kCacheLineBytes == 0;
+      runs.aligned =
+          runs.aligned && (range * strideBytes) % kCacheLineBytes == 0;
       extending = range == layout.extents[a] && k + 1 < inward.size() &&
                   layout.strides[inward[k + 1]] ==
                       layout.extents[a] * layout.strides[a];
     } else {
-      runs *= static_cast<double>(range);
-      aligned = aligned && strideBytes % kCacheLineBytes == 0;
-      across.push_back({range, strideBytes});
+      runs.count *= static_cast<double>(range);
+      runs.aligned = runs.aligned && strideBytes % kCacheLineBytes == 0;
+      runs.across.push_back({range, strideBytes});
     }
   }
-  const double runBytes = static_cast<double>(run * elementBytes);
+  return runs;
+}
+
+/// `tensor`'s footprint over `tile`, laid out as `layout`, in a cache of
+/// `sets` sets (0: fully associative). Its runs are rounded out to whole
+/// lines: a run that does not start on a line boundary touches
+/// (bytes + 60) / 64 lines on average. The sets the runs map to are counted
+/// axis by axis: n runs a stride of s lines apart cover
+/// min(n, sets / gcd(s, sets)) sets, or n where s is not whole lines.
+TileLines tileLines(const spec::Spec &spec, int tensor, const Layout &layout,
+                    const std::vector<int64_t> &tile, int64_t sets) {
+  const int64_t elementBytes = spec::elementSize(spec.tensors[tensor].type);
+  const Runs runs = runsOf(spec, tensor, layout, tile);
+  const double runBytes = static_cast<double>(runs.length * elementBytes);
   const double linesPerRun =
-      aligned ? std::ceil(runBytes / kCacheLineBytes)
-              : (runBytes + kCacheLineBytes - elementBytes) / kCacheLineBytes;
+      runs.aligned
+          ? std::ceil(runBytes / kCacheLineBytes)
+          : (runBytes + kCacheLineBytes - elementBytes) / kCacheLineBytes;
   TileLines lines;
-  lines.bytes = runs * linesPerRun * kCacheLineBytes;
+  lines.bytes = runs.count * linesPerRun * kCacheLineBytes;
   lines.occupied = lines.bytes;
   if (sets <= 0)
     return lines;
   double covered = std::min(std::ceil(linesPerRun), static_cast<double>(sets));
-  for (const auto &[count, strideBytes] : across) {
+  for (const auto &[count, strideBytes] : runs.across) {
     const int64_t step = strideBytes / kCacheLineBytes % sets;
     const int64_t reach = strideBytes % kCacheLineBytes ? count
                           : step == 0
@@ -104,13 +134,8 @@ struct Layouts {
 
   Layouts(const spec::Spec &spec, const codegen::ScratchLayout &scratch)
       : scratch(&scratch) {
-    for (const spec::Tensor &tensor : spec.tensors) {
-      Layout layout;
-      for (const spec::TensorAxis &axis : tensor.axes)
-        layout.extents.push_back(axis.extent);
-      layout.strides = tensor.strides();
-      current.push_back(std::move(layout));
-    }
+    for (const spec::Tensor &tensor : spec.tensors)
+      current.push_back(storedLayout(tensor));
   }
 
   /// Below `node`: its Pack's tensor read from the packed buffer.
@@ -124,11 +149,24 @@ struct Layouts {
   }
 };
 
-/// The lines of every tensor a node's tile touches.
+/// Whether the output's accumulators are loaded at the start of every
+/// execution of `node` and stored at its end: a Hoist, or a register tile
+/// (the first unrolled or vector loop, or the body) outside one.
+bool isAccumulationRegion(const scheme::TileNode &node) {
+  using Kind = scheme::TileNode::Kind;
+  return node.kind == Kind::Hoist || node.kind == Kind::Body ||
+         (node.kind == Kind::Loop &&
+          (node.loopKind == scheme::LoopKind::Unrolled ||
+           node.loopKind == scheme::LoopKind::Vector));
+}
+
+/// The lines of the tensors a node's tile touches: all of them, or all but
+/// the output where its tile is in registers (`inRegion`: at or below an
+/// accumulation region).
 TileLines footprint(const scheme::TileNode &node, const spec::Spec &spec,
-                    const Layouts &layouts, int64_t sets) {
+                    const Layouts &layouts, int64_t sets, bool inRegion) {
   TileLines total;
-  for (size_t t = 0; t < spec.tensors.size(); ++t) {
+  for (size_t t = inRegion ? 1 : 0; t < spec.tensors.size(); ++t) {
     TileLines lines = tileLines(spec, static_cast<int>(t), layouts.current[t],
                                 node.extent, sets);
     total.bytes += lines.bytes;
@@ -141,19 +179,26 @@ TileLines footprint(const scheme::TileNode &node, const spec::Spec &spec,
 /// suffix of the nest that overflows the cache (a node that does not fit
 /// whose children do) brings its footprint once per execution (thesis
 /// 5.4.3: the lower bound is tight for these loop nests); above it,
-/// executions multiply. A nest that fits is brought in once.
+/// executions multiply. A nest that fits is brought in once. Below an
+/// accumulation region (`inRegion`) the output's tile is in registers: it
+/// takes no room in the cache, and its loads and stores are the
+/// accumulators' term.
 double volume(const scheme::TileNode &node, const spec::Spec &spec,
-              const Layouts &layouts, const CacheModelLevel &level) {
+              const Layouts &layouts, const CacheModelLevel &level,
+              bool inRegion) {
   const double capacity = static_cast<double>(level.capacityBytes);
   const int64_t sets =
       level.ways > 0 ? level.capacityBytes / (level.ways * kCacheLineBytes) : 0;
-  TileLines lines = footprint(node, spec, layouts, sets);
+  inRegion = inRegion || isAccumulationRegion(node);
+  TileLines lines = footprint(node, spec, layouts, sets, inRegion);
   const Layouts inner = layouts.below(node);
-  bool childrenFit = std::all_of(
-      node.children.begin(), node.children.end(),
-      [&](const scheme::TileNode &child) {
-        return footprint(child, spec, inner, sets).occupied <= capacity;
-      });
+  bool childrenFit =
+      std::all_of(node.children.begin(), node.children.end(),
+                  [&](const scheme::TileNode &child) {
+                    return footprint(child, spec, inner, sets,
+                                     inRegion || isAccumulationRegion(child))
+                               .occupied <= capacity;
+                  });
   if (lines.occupied <= capacity || childrenFit)
     return lines.bytes;
   int64_t executions = 1;
@@ -162,31 +207,128 @@ double volume(const scheme::TileNode &node, const spec::Spec &spec,
       executions *= loop.second;
   double total = 0;
   for (const scheme::TileNode &child : node.children)
-    total += volume(child, spec, inner, level);
+    total += volume(child, spec, inner, level, inRegion);
   return total * static_cast<double>(executions);
 }
 
-/// Bytes of the output in `node`'s tile, loaded and stored once per
-/// execution of each accumulation region below it, times `executions`.
-double accumulatorVolume(const scheme::TileNode &node, const spec::Spec &spec,
-                         double executions) {
+/// The output's accumulators that the regions load and store: their bytes,
+/// and the runs of contiguous elements (rows) they come in.
+struct Accumulators {
+  double bytes = 0;
+  double runs = 0;
+};
+
+/// The accumulators of the regions in `node`'s subtree, loaded and stored
+/// once per execution of each, times `executions`.
+Accumulators accumulatorsOf(const scheme::TileNode &node,
+                            const spec::Spec &spec, double executions) {
   using Kind = scheme::TileNode::Kind;
-  bool registerTile =
-      node.kind == Kind::Body ||
-      (node.kind == Kind::Loop &&
-       (node.loopKind == scheme::LoopKind::Unrolled ||
-        node.loopKind == scheme::LoopKind::Vector));
-  if (node.kind == Kind::Hoist || registerTile)
-    return 2 * executions *
-           static_cast<double>(scheme::tensorFootprint(spec, 0, node.extent) *
-                               spec::elementSize(spec.output().type));
+  if (isAccumulationRegion(node)) {
+    const spec::Tensor &output = spec.output();
+    return {
+        2 * executions *
+            static_cast<double>(scheme::tensorFootprint(spec, 0, node.extent) *
+                                spec::elementSize(output.type)),
+        2 * executions *
+            runsOf(spec, 0, storedLayout(output), node.extent).count};
+  }
   if (node.kind == Kind::Loop)
     for (const auto &loop : node.loops)
       executions *= static_cast<double>(loop.second);
-  double total = 0;
-  for (const scheme::TileNode &child : node.children)
-    total += accumulatorVolume(child, spec, executions);
+  Accumulators total;
+  for (const scheme::TileNode &child : node.children) {
+    Accumulators below = accumulatorsOf(child, spec, executions);
+    total.bytes += below.bytes;
+    total.runs += below.runs;
+  }
   return total;
+}
+
+/// Whether a loop of `count` iterations whose child's tile lies in memory
+/// as `inner` steps along its runs: its tile, `outer`, holds `count` times
+/// the elements in no more runs (fewer where the rows join into one).
+bool extendsRuns(const Runs &outer, const Runs &inner, int64_t count) {
+  return outer.count <= inner.count &&
+         static_cast<double>(outer.length) * outer.count ==
+             static_cast<double>(count * inner.length) * inner.count;
+}
+
+/// Whether the loop of `count` iterations along `dim` whose iterations
+/// each cover `inner` (its tile: `outer`) continues the output's runs in
+/// memory the way the hardware prefetchers follow them: it steps along them
+/// (extendsRuns), or its rows are whole lines that it steps by a constant
+/// stride within a page (kPrefetchStrideBytes), and no line is left for a
+/// later region to finish.
+bool continuesRuns(const spec::Spec &spec, const Layout &output,
+                   spec::DimId dim, int64_t count,
+                   const std::vector<int64_t> &outer,
+                   const std::vector<int64_t> &inner) {
+  const Runs before = runsOf(spec, 0, output, inner);
+  if (extendsRuns(runsOf(spec, 0, output, outer), before, count))
+    return true;
+  if (!before.aligned)
+    return false;
+  const spec::Tensor &tensor = spec.output();
+  int64_t stepElements = 0;
+  for (size_t a = 0; a < tensor.axes.size(); ++a)
+    stepElements +=
+        tensor.axes[a].index.coeffOf(dim) * inner[dim] * output.strides[a];
+  return std::abs(stepElements) * spec::elementSize(tensor.type) <=
+         kPrefetchStrideBytes;
+}
+
+/// Bytes of every tensor over `tile`, as stored: the reuse distance of the
+/// loop whose iterations each cover `tile`.
+double tileBytes(const spec::Spec &spec, const std::vector<int64_t> &tile) {
+  double bytes = 0;
+  for (size_t t = 0; t < spec.tensors.size(); ++t)
+    bytes += static_cast<double>(
+        scheme::tensorFootprint(spec, static_cast<int>(t), tile) *
+        spec::elementSize(spec.tensors[t].type));
+  return bytes;
+}
+
+/// The times the accumulation regions in `node`'s subtree, each executed
+/// `executions` times, start new runs of the output `output` in memory.
+/// A region continues the runs of the one before where the loops between
+/// them step along the runs, or go over a reduction whose iterations the
+/// outermost cache, of `cacheBytes`, holds (the region finds its tile
+/// there). `path`: the nodes above, outermost first; nodes other than
+/// loops leave the runs as they are.
+double outputStreamStarts(const scheme::TileNode &node, const spec::Spec &spec,
+                          const Layout &output, double cacheBytes,
+                          std::vector<const scheme::TileNode *> &path,
+                          double executions) {
+  using Kind = scheme::TileNode::Kind;
+  if (isAccumulationRegion(node)) {
+    double regionsPerRun = 1;
+    const scheme::TileNode *child = &node;
+    for (auto above = path.rbegin(); above != path.rend(); child = *above++) {
+      const scheme::TileNode &loop = **above;
+      if (loop.kind != Kind::Loop)
+        continue;
+      if (loop.loopKind != scheme::LoopKind::Serial || loop.loops.size() != 1)
+        break;
+      const auto [dim, count] = loop.loops.front();
+      const bool revisits = !spec.output().uses(dim);
+      if (revisits ? tileBytes(spec, child->extent) > cacheBytes
+                   : !continuesRuns(spec, output, dim, count, loop.extent,
+                                    child->extent))
+        break;
+      regionsPerRun *= static_cast<double>(count);
+    }
+    return executions / regionsPerRun;
+  }
+  if (node.kind == Kind::Loop)
+    for (const auto &loop : node.loops)
+      executions *= static_cast<double>(loop.second);
+  path.push_back(&node);
+  double starts = 0;
+  for (const scheme::TileNode &child : node.children)
+    starts +=
+        outputStreamStarts(child, spec, output, cacheBytes, path, executions);
+  path.pop_back();
+  return starts;
 }
 
 /// Cycles the copies of the Packs in `node`'s subtree take, each executed
@@ -241,7 +383,32 @@ double DataMovementModel::parallelSpeedup(const scheme::TileTree &tree,
 
 double DataMovementModel::accumulatorBytes(const scheme::TileTree &tree,
                                            const spec::Spec &spec) {
-  return accumulatorVolume(tree.root, spec, 1);
+  return accumulatorsOf(tree.root, spec, 1).bytes;
+}
+
+double DataMovementModel::accumulatorRuns(const scheme::TileTree &tree,
+                                          const spec::Spec &spec) {
+  return accumulatorsOf(tree.root, spec, 1).runs;
+}
+
+double DataMovementModel::outputStreams(const scheme::TileTree &tree,
+                                        const spec::Spec &spec) const {
+  const spec::Tensor &output = spec.output();
+  const double outputBytes = static_cast<double>(
+      output.numElements() * spec::elementSize(output.type));
+  if (levels_.empty())
+    return 0;
+  const double cacheBytes = static_cast<double>(levels_.back().capacityBytes);
+  if (outputBytes <= cacheBytes)
+    return 0;
+  std::vector<const scheme::TileNode *> path;
+  return outputStreamStarts(tree.root, spec, storedLayout(output), cacheBytes,
+                            path, 1);
+}
+
+double DataMovementModel::outputStreamCycles(double starts,
+                                             double computeCycles) {
+  return std::max(0.0, starts * kMemoryLatencyCycles - computeCycles);
 }
 
 DataMovementModel DataMovementModel::forHost(const HostInfo &host,
@@ -261,7 +428,7 @@ std::vector<double> DataMovementModel::movement(const scheme::TileTree &tree,
   const Layouts layouts(spec, scratch);
   std::vector<double> bytes;
   for (const CacheModelLevel &level : levels_)
-    bytes.push_back(volume(tree.root, spec, layouts, level));
+    bytes.push_back(volume(tree.root, spec, layouts, level, false));
   return bytes;
 }
 
@@ -284,7 +451,11 @@ double DataMovementModel::cost(const scheme::TileTree &tree,
     double fill = bytes[i] / levels_[i].fillBytesPerCycle;
     cycles += i == 0 ? std::max(0.0, fill - computeCycles(tree, spec)) : fill;
   }
-  cycles += accumulatorBytes(tree, spec) / kAccumulatorBytesPerCycle;
+  const Accumulators accumulators = accumulatorsOf(tree.root, spec, 1);
+  cycles += accumulators.bytes / kAccumulatorBytesPerCycle +
+            accumulators.runs * kAccumulatorRunCycles;
+  cycles +=
+      outputStreamCycles(outputStreams(tree, spec), computeCycles(tree, spec));
   cycles += packCopyCycles(tree, spec);
   return cycles / parallelSpeedup(tree, workers_);
 }

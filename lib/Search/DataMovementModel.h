@@ -44,6 +44,38 @@
 // registers, at about a third of that; the studies replayed here were
 // measured with element copies, so the cost stays theirs.)
 //
+// Three refinements came from the convergence study of all 48 TCCG cases
+// on AMD Zen 5 (docs/benchmarks/contractions.md, 0.19.0), where the 6-D
+// ccsd_t cases 31-48 write an output of 151 MB, each element once:
+//
+//  - The accumulators are in registers during their region: below a Hoist
+//    the output's tile takes no room in the caches, and only the inputs'
+//    lines compete for them. As if it stayed there, a region of 14 rows of
+//    the output 24 KiB apart (all in one set of the L1) would overflow its
+//    sets and read its inputs again for every row: the model ranked the
+//    fastest of case 44's 200 candidates 125th.
+//  - The accumulators cost their rows as well as their bytes
+//    (kAccumulatorRunCycles a row loaded or stored): 14 rows of 2 vectors
+//    move as many bytes per multiply-add as 4 rows of 4, and run at a
+//    median 33-39% of the peak on cases 33, 36, 43 and 46, against 59-65%.
+//  - Where the output outgrows the outermost cache, every region loads its
+//    accumulators from memory, and waits for them unless the hardware
+//    prefetchers, following the runs the regions walk, have brought them
+//    already. A region that steps away from the runs of the one before
+//    starts new ones and waits a memory latency (kMemoryLatencyCycles),
+//    which the multiply-adds hide as long as they last. The prefetchers
+//    follow a constant stride within a page too, where the rows are whole
+//    lines (none left for a region far away to finish). On the unfused
+//    ones of cases 31-48 the loop just above the regions decides the
+//    speed: 96-byte rows that it continues run at a median 35-50% of the
+//    peak, the same rows started anew 1.5 KB away at 24-35%.
+//
+// Together they take the model-ranked best of 10 within 5% of the best of
+// 200 on 38 of the 48 cases (29 before; each alone gains at most 4), and
+// help the other studies replayed: the 29 cases of the Intel Xeon (25
+// against 21) and 18 convolutions and matrix products (16 against 14, the
+// rows' term alone, whose outputs the L3 holds).
+//
 // With several workers, a candidate's cost is divided by the speedup of its
 // parallel loop: the workers move their shares at the same time, each
 // through its own L1 and L2. Without it, the model ranked a serial
@@ -87,6 +119,13 @@ public:
   /// The price of the accumulators' loads and stores, which the
   /// accumulation region waits for: calibrated on the studies above.
   static constexpr double kAccumulatorBytesPerCycle = 8;
+  /// And of each run of them (a row of the output tile) beyond its bytes:
+  /// calibrated on the studies of contractions.md (0.19.0).
+  static constexpr double kAccumulatorRunCycles = 2;
+  /// What a region waits for its accumulators where they start a new run
+  /// of an output that streams from memory: one memory latency (about
+  /// 100 ns), the rows' misses overlapping.
+  static constexpr double kMemoryLatencyCycles = 400;
   /// The cost of a Pack's copy, per element, where it cannot copy whole
   /// vectors (its innermost axis is not the source's contiguous one).
   static constexpr double kElementCopyCycles = 1;
@@ -101,6 +140,19 @@ public:
   /// Hoist (or of every register tile outside one), twice per execution.
   static double accumulatorBytes(const scheme::TileTree &tree,
                                  const spec::Spec &spec);
+  /// The runs of contiguous elements those bytes come in, twice per
+  /// execution: one per row of the output tile (fewer where rows join).
+  static double accumulatorRuns(const scheme::TileTree &tree,
+                                const spec::Spec &spec);
+  /// The times an accumulation region starts new runs of the output, where
+  /// the output is larger than the outermost cache (it streams from
+  /// memory); 0 otherwise.
+  double outputStreams(const scheme::TileTree &tree,
+                       const spec::Spec &spec) const;
+  /// The cycles `starts` of output runs wait beyond what the multiply-adds,
+  /// `computeCycles` of them, hide: the regions that start a run wait a
+  /// memory latency each, the others none.
+  static double outputStreamCycles(double starts, double computeCycles);
   /// How many times faster `workers` run the tree than one: the parallel
   /// loop's iterations over the rounds they take (Tpar(3,h) on two: 1.5).
   /// 1 for a serial tree.
@@ -113,8 +165,9 @@ public:
                               const spec::Spec &spec);
   /// The metric: sum of movement / fill bandwidth (the innermost level's
   /// beyond computeCycles), plus the accumulators' bytes over
-  /// kAccumulatorBytesPerCycle, plus the Packs' copies, in cycles, over
-  /// the parallel speedup.
+  /// kAccumulatorBytesPerCycle and their runs at kAccumulatorRunCycles,
+  /// plus the output runs' outputStreamCycles,
+  /// plus the Packs' copies, in cycles, over the parallel speedup.
   double cost(const scheme::TileTree &tree, const spec::Spec &spec) const;
   /// cost() of `scheme` as it will be compiled, with its inferred Hoist
   /// (Scheme/Normalize.h).

@@ -1,4 +1,4 @@
-//===- ttile-scheme.cpp - Parse, validate and measure schemes -------------===//
+//===- ttile-scheme.cpp - Parse, validate and model schemes ---------------===//
 //
 //   ttile-scheme [problem] [--footprint] [--model] [--vector-width N] SCHEME
 //
@@ -6,9 +6,9 @@
 // --conv-full, --matmul or --einsum with --sizes), validates it and, with
 // --footprint, prints the footprint table of thesis 5.4.3; with --model,
 // the bytes the data-movement model (Search/DataMovementModel.h) moves into
-// each cache level of this host, and its cost, by which the tuner ranks. Exit status: 0
-// on success, 1 when the scheme does not parse or validate, 2 on usage
-// errors. See docs/SchemeLanguage.md.
+// each cache level of this host, and its cost, by which the tuner ranks. Exit
+// status: 0 on success, 1 when the scheme does not parse or validate, 2 on
+// usage errors. See docs/SchemeLanguage.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,13 +74,21 @@ int run(const Options &options) {
     std::cout << "accumulators: "
               << search::DataMovementModel::accumulatorBytes(compiled, *spec) *
                      1e-6
-              << " MB\n";
+              << " MB in "
+              << search::DataMovementModel::accumulatorRuns(compiled, *spec)
+              << " runs\n";
     if (double copies =
             search::DataMovementModel::packCopyCycles(compiled, *spec))
       std::cout << "pack copies: " << copies << " cycles\n";
-    std::cout << "multiply-adds: "
-              << search::DataMovementModel::computeCycles(compiled, *spec)
+    const double computeCycles =
+        search::DataMovementModel::computeCycles(compiled, *spec);
+    std::cout << "multiply-adds: " << computeCycles
               << " cycles at the peak, hiding as long L1 fills\n";
+    if (double starts = model.outputStreams(compiled, *spec))
+      std::cout << "output runs started from memory: " << starts << ", waiting "
+                << search::DataMovementModel::outputStreamCycles(starts,
+                                                                 computeCycles)
+                << " cycles beyond the multiply-adds\n";
     double speedup =
         search::DataMovementModel::parallelSpeedup(compiled, options.workers);
     if (speedup != 1)
@@ -94,8 +102,8 @@ int run(const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app("Parse, validate and measure ttile optimization schemes "
-               "(docs/SchemeLanguage.md).",
+  CLI::App app("Parse, validate and model ttile optimization schemes "
+               "(docs/SchemeLanguage.md); ttile-gen --measure times them.",
                "ttile-scheme");
   Options options;
   options.vectorWidth = host().vectorWidth;

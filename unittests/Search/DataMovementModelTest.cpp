@@ -39,7 +39,9 @@ TEST(DataMovementModel, ThesisExampleIntoA4MiBCache) {
   EXPECT_LT(bytes[0], DataMovementModel::computeCycles(tree, spec));
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
                    DataMovementModel::accumulatorBytes(tree, spec) /
-                       DataMovementModel::kAccumulatorBytesPerCycle);
+                           DataMovementModel::kAccumulatorBytesPerCycle +
+                       DataMovementModel::accumulatorRuns(tree, spec) *
+                           DataMovementModel::kAccumulatorRunCycles);
 }
 
 TEST(DataMovementModel, WorkersDivideTheCostByTheirSpeedup) {
@@ -80,15 +82,17 @@ TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
   DataMovementModel model(std::vector<CacheModelLevel>{{1 << 20, 2.0}});
   EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 3 * 256 * 4);
   // No Hoist: each of the 16 x 16 register tiles (one row of C) loads and
-  // stores its accumulators.
+  // stores its accumulators, a run of 16 floats each time.
   EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorBytes(tree, spec),
                    2.0 * 256 * 16 * 4);
+  EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorRuns(tree, spec), 2.0 * 256);
   // 16^3 multiply-adds at 32 flops a cycle.
   EXPECT_DOUBLE_EQ(DataMovementModel::computeCycles(tree, spec), 128);
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
                    3 * 256 * 4 / 2.0 - 128 +
                        2.0 * 256 * 16 * 4 /
-                           DataMovementModel::kAccumulatorBytesPerCycle);
+                           DataMovementModel::kAccumulatorBytesPerCycle +
+                       2.0 * 256 * DataMovementModel::kAccumulatorRunCycles);
 }
 
 TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {
@@ -104,6 +108,26 @@ TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {
   double split = accumulators("T(16,k) T(16,j) T(48,i) Hoist(k) T(64,k) U(6,i) U(4,j) V(j)");
   EXPECT_DOUBLE_EQ(whole, 2.0 * 288 * 1024 * 4);
   EXPECT_DOUBLE_EQ(split, 16 * whole);
+}
+
+TEST(DataMovementModel, AccumulatorsCostTheirRowsBesideTheirBytes) {
+  // TCCG 33-46's finding (DataMovementModel.h): 6 rows of 64 floats and 12
+  // of 32 load and store as many bytes, but in twice the runs; the first
+  // loads each row of C once per 64 columns, 288 x 16 rows in all.
+  spec::Spec spec = spec::matmul(288, 1024, 1024);
+  auto tree = [&](const char *text) {
+    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
+  };
+  scheme::TileTree six =
+      tree("T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
+  scheme::TileTree twelve =
+      tree("T(32,j) T(24,i) Hoist(k) T(1024,k) U(12,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorBytes(six, spec),
+                   DataMovementModel::accumulatorBytes(twelve, spec));
+  EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorRuns(six, spec),
+                   2.0 * 288 * 16);
+  EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorRuns(twelve, spec),
+                   2 * DataMovementModel::accumulatorRuns(six, spec));
 }
 
 TEST(DataMovementModel, RanksSchemesWithTheirInferredHoist) {
@@ -131,13 +155,15 @@ TEST(DataMovementModel, SmallerTilesAtTheTopMoveMore) {
 }
 
 TEST(DataMovementModel, AnElementAloneCostsItsWholeLine) {
-  // Without vectors each body touches one element of each tensor; a cache
-  // too small for anything brings each in, a 64-byte line apiece.
+  // Without vectors each body touches one element of each input; a cache
+  // too small for anything brings each in, a 64-byte line apiece. (The
+  // body is the accumulation region: C's element is in a register, loaded
+  // and stored as the accumulators' term counts.)
   spec::Spec spec = spec::matmul(2, 24, 4);
   scheme::TileTree tree = scheme::validateScheme(
       scheme::parseScheme("T(2,i) T(4,k) T(24,j)"), spec, 1);
   DataMovementModel model(std::vector<CacheModelLevel>{{4, 1.0}});
-  EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 2 * 4 * 24 * 3 * 64.0);
+  EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 2 * 4 * 24 * 2 * 64.0);
 }
 
 TEST(DataMovementModel, RowsInOneSetOverflowItBeforeTheCache) {
@@ -158,6 +184,28 @@ TEST(DataMovementModel, RowsInOneSetOverflowItBeforeTheCache) {
   EXPECT_DOUBLE_EQ(movement(1040, 12), movement(1040, 0));
 }
 
+TEST(DataMovementModel, AccumulatorsInRegistersTakeNoSets) {
+  // TCCG 44's finding (DataMovementModel.h): a region of 16 rows of C 24
+  // KiB apart (ldc = 6144), all in one set of a 48 KiB, 12-way L1, holds
+  // them in registers: only A's and B's lines compete for the cache
+  // meanwhile, and come in once, as with C's rows side by side. Were C's
+  // rows in the cache, they would overflow their set, and B's lines would
+  // come again for every row.
+  auto movement = [](int64_t ldc) {
+    spec::MatMulShape shape;
+    shape.M = 16;
+    shape.N = 16;
+    shape.K = 24;
+    shape.ldc = ldc;
+    spec::Spec spec = spec::matmul(shape);
+    scheme::TileTree tree = scheme::validateScheme(
+        scheme::parseScheme("Hoist(k) T(24,k) U(16,i) V(j)"), spec, 16);
+    DataMovementModel model(std::vector<CacheModelLevel>{{48 << 10, 64.0, 12}});
+    return model.movement(tree, spec)[0];
+  };
+  EXPECT_DOUBLE_EQ(movement(6144), movement(0));
+}
+
 TEST(DataMovementModel, TransposingPacksCopyAnElementACycle) {
   // The same tiles either way; Pack(A,[i,k]) copies A's rows (k
   // contiguous) by vectors, Pack(A,[k,i]) transposes them by elements: 2
@@ -173,6 +221,57 @@ TEST(DataMovementModel, TransposingPacksCopyAnElementACycle) {
   };
   EXPECT_DOUBLE_EQ(cost("Pack(A,[k,i])") - cost("Pack(A,[i,k])"),
                    2 * 8 * 32 * (1 - 1.0 / 16));
+}
+
+TEST(DataMovementModel, OutputStreamsStartWhereTheLoopAboveStepsAway) {
+  // C's 256 x 256 floats (256 KiB) outgrow a 64 KiB cache: every region's
+  // 8 x 16 tile comes from memory. Walking j above it continues the tile's
+  // rows, and then i the joined rows: one run for all 512 regions. Walking
+  // i first starts new rows in every region.
+  spec::Spec spec = spec::matmul(256, 256, 64);
+  DataMovementModel small(std::vector<CacheModelLevel>{{64 << 10, 64.0}});
+  DataMovementModel large(std::vector<CacheModelLevel>{{1 << 20, 64.0}});
+  auto tree = [&](const char *text) {
+    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
+  };
+  scheme::TileTree along = tree("T(32,i) T(16,j) Hoist(k) T(64,k) U(8,i) V(j)");
+  scheme::TileTree across =
+      tree("T(16,j) T(32,i) Hoist(k) T(64,k) U(8,i) V(j)");
+  EXPECT_DOUBLE_EQ(small.outputStreams(along, spec), 1);
+  EXPECT_DOUBLE_EQ(small.outputStreams(across, spec), 512);
+  // A split reduction above the regions reads every tile again: a new run.
+  EXPECT_DOUBLE_EQ(
+      small.outputStreams(
+          tree("T(2,k) T(32,i) T(16,j) Hoist(k) T(32,k) U(8,i) V(j)"), spec),
+      2);
+  // An output the outermost cache holds streams from nowhere.
+  EXPECT_DOUBLE_EQ(large.outputStreams(across, spec), 0);
+  // Each start waits a memory latency, of which the multiply-adds (256 x
+  // 256 x 64 at 32 a cycle) hide as much as they last.
+  EXPECT_DOUBLE_EQ(
+      DataMovementModel::outputStreamCycles(512, 256.0 * 256 * 64 / 32),
+      512 * DataMovementModel::kMemoryLatencyCycles - 256.0 * 256 * 64 / 32);
+  EXPECT_DOUBLE_EQ(
+      DataMovementModel::outputStreamCycles(1, 256.0 * 256 * 64 / 32), 0);
+  EXPECT_GT(small.cost(across, spec), small.cost(along, spec));
+}
+
+TEST(DataMovementModel, PrefetchersFollowStridesWithinAPage) {
+  // Regions of one line of C each, stepped to the next row: 1 KiB on in
+  // rows of 256 floats, a stride the prefetchers follow within a page; 8
+  // KiB on in rows of 2048 floats, where every region starts a new run.
+  DataMovementModel model(std::vector<CacheModelLevel>{{64 << 10, 64.0}});
+  auto starts = [&](int64_t N) {
+    spec::Spec spec = spec::matmul(256, N, 64);
+    return model.outputStreams(
+        scheme::validateScheme(
+            scheme::parseScheme("T(" + std::to_string(N / 16) +
+                                ",j) T(256,i) Hoist(k) T(64,k) V(j)"),
+            spec, 16),
+        spec);
+  };
+  EXPECT_DOUBLE_EQ(starts(256), 1);
+  EXPECT_DOUBLE_EQ(starts(2048), 256 * 128);
 }
 
 } // namespace

@@ -105,6 +105,15 @@ int64_t tensorFootprint(const spec::Spec &spec, int tensor,
   return elements;
 }
 
+int64_t footprintBytes(const spec::Spec &spec,
+                       const std::vector<int64_t> &tile) {
+  int64_t bytes = 0;
+  for (int t = 0; t < static_cast<int>(spec.tensors.size()); ++t)
+    bytes += tensorFootprint(spec, t, tile) *
+             spec::elementSize(spec.tensors[t].type);
+  return bytes;
+}
+
 std::vector<FootprintRow> footprintTable(const TileTree &tree,
                                          const spec::Spec &spec) {
   return TableBuilder(tree.scheme, spec).build(tree.root);

@@ -37,6 +37,11 @@ int64_t axisSpan(const spec::TensorAxis &axis,
 int64_t tensorFootprint(const spec::Spec &spec, int tensor,
                         const std::vector<int64_t> &tile);
 
+/// Bytes of every tensor's footprint over a tile, as stored: what one
+/// iteration of a loop covering `tile` reads and writes.
+int64_t footprintBytes(const spec::Spec &spec,
+                       const std::vector<int64_t> &tile);
+
 /// One row per atom, outermost first, labelled with the atom's text. Atoms
 /// below a Lambda get one row per part, each labelled with the part.
 std::vector<FootprintRow> footprintTable(const TileTree &tree,

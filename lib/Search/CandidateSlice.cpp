@@ -67,16 +67,6 @@ struct WholeLoop {
   std::optional<size_t> level;
 };
 
-/// The bytes of every tensor's footprint over `tile`.
-int64_t footprintBytes(const spec::Spec &spec,
-                       const std::vector<int64_t> &tile) {
-  int64_t bytes = 0;
-  for (int t = 0; t < static_cast<int>(spec.tensors.size()); ++t)
-    bytes += scheme::tensorFootprint(spec, t, tile) *
-             static_cast<int64_t>(sizeof(float));
-  return bytes;
-}
-
 } // namespace
 
 CandidateSlice sliceCandidate(const spec::Spec &spec,
@@ -98,8 +88,8 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       return loop.child();
     const scheme::TileNode *largest = &loop.children.front().child();
     for (const scheme::TileNode &part : loop.children)
-      if (footprintBytes(spec, part.child().extent) >
-          footprintBytes(spec, largest->extent))
+      if (scheme::footprintBytes(spec, part.child().extent) >
+          scheme::footprintBytes(spec, largest->extent))
         largest = &part.child();
     return *largest;
   };
@@ -114,7 +104,7 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       std::vector<int64_t> tile = loop.iterationTile;
       for (size_t d = 0; d < tile.size(); ++d)
         tile[d] = std::min(tile[d], cutSizes[d]);
-      if (!loop.level || reuseLevel(footprintBytes(spec, tile),
+      if (!loop.level || reuseLevel(scheme::footprintBytes(spec, tile),
                                     target.dataCaches) != loop.level)
         return false;
     }
@@ -125,8 +115,8 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
   auto keepWhole = [&](const scheme::Atom &atom,
                        const std::vector<spec::DimId> &dims) {
     const std::vector<int64_t> &tile = iterationOf(*node).extent;
-    wholeLoops.push_back(
-        {tile, reuseLevel(footprintBytes(spec, tile), target.dataCaches)});
+    wholeLoops.push_back({tile, reuseLevel(scheme::footprintBytes(spec, tile),
+                                           target.dataCaches)});
     for (spec::DimId dim : dims)
       cutNoFurther[dim] = true;
     sliced.atoms.push_back(atom);

@@ -277,17 +277,6 @@ bool continuesRuns(const spec::Spec &spec, const Layout &output,
          kPrefetchStrideBytes;
 }
 
-/// Bytes of every tensor over `tile`, as stored: the reuse distance of the
-/// loop whose iterations each cover `tile`.
-double tileBytes(const spec::Spec &spec, const std::vector<int64_t> &tile) {
-  double bytes = 0;
-  for (size_t t = 0; t < spec.tensors.size(); ++t)
-    bytes += static_cast<double>(
-        scheme::tensorFootprint(spec, static_cast<int>(t), tile) *
-        spec::elementSize(spec.tensors[t].type));
-  return bytes;
-}
-
 /// The times the accumulation regions in `node`'s subtree, each executed
 /// `executions` times, start new runs of the output `output` in memory.
 /// A region continues the runs of the one before where the loops between
@@ -311,7 +300,9 @@ double outputStreamStarts(const scheme::TileNode &node, const spec::Spec &spec,
         break;
       const auto [dim, count] = loop.loops.front();
       const bool revisits = !spec.output().uses(dim);
-      if (revisits ? tileBytes(spec, child->extent) > cacheBytes
+      // A reduction's iterations are each other's reuse distance.
+      if (revisits ? static_cast<double>(scheme::footprintBytes(
+                         spec, child->extent)) > cacheBytes
                    : !continuesRuns(spec, output, dim, count, loop.extent,
                                     child->extent))
         break;

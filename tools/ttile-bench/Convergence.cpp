@@ -173,6 +173,31 @@ replayConvergence(const StudiedProblem &problem,
   return std::nullopt;
 }
 
+void keepFasterMeasurements(ConvergenceStudy &study,
+                            const ConvergenceStudy &again) {
+  if (again.candidates.size() != study.candidates.size())
+    throw Error("two recorded studies of " + study.problem.name +
+                    " measured different candidates (" +
+                    std::to_string(study.candidates.size()) + " and " +
+                    std::to_string(again.candidates.size()) +
+                    "): replay studies of one seed together",
+                ErrorCode::InvalidArgument);
+  for (size_t i = 0; i < study.candidates.size(); ++i) {
+    Candidate &first = study.candidates[i];
+    const Candidate &second = again.candidates[i];
+    if (first.scheme != second.scheme)
+      throw Error("two recorded studies of " + study.problem.name +
+                      " measured different candidates (number " +
+                      std::to_string(i + 1) + ": '" + first.scheme + "' and '" +
+                      second.scheme + "'): replay studies of one seed together",
+                  ErrorCode::InvalidArgument);
+    if (second.gflops > first.gflops) {
+      first.percentOfPeak *= second.gflops / first.gflops;
+      first.gflops = second.gflops;
+    }
+  }
+}
+
 std::vector<double> bestOfCurve(std::span<const double> percents) {
   std::vector<double> sorted(percents.begin(), percents.end());
   std::sort(sorted.begin(), sorted.end());

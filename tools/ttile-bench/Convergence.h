@@ -107,6 +107,15 @@ std::optional<ConvergenceStudy>
 replayConvergence(const StudiedProblem &problem,
                   const nlohmann::json &recorded);
 
+/// Folds `again`, a later study of the same candidates (the same seed and
+/// problem), into `study`: each candidate at the faster of its two
+/// measurements, its % of peak scaled to `study`'s peak by the GFLOP/s.
+/// Interference only slows a kernel down, so on a shared machine the faster
+/// of two runs is the better estimate of its speed, for the best of all as
+/// for the model's picks. Throws ttile::Error where the candidates differ.
+void keepFasterMeasurements(ConvergenceStudy &study,
+                            const ConvergenceStudy &again);
+
 /// The curves above at n = 1..N, from `percents` in any order (the
 /// candidates' % of peak); empty for no candidates.
 std::vector<double> bestOfCurve(std::span<const double> percents);

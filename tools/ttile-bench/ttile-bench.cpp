@@ -44,7 +44,9 @@
 // table is at n = --trials. It takes layers and contractions alike.
 // --replay F takes the candidates a study's --json recorded instead of
 // measuring new ones, and ranks them by this build's model: the test of a
-// change to the model. --slices times candidates on the tuner's slices.
+// change to the model. Given several studies of one seed (passes measured
+// again), it counts each candidate at its fastest. --slices times
+// candidates on the tuner's slices.
 //
 // matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
 // problem, in this process (MatMulBench.h); the sets are those of
@@ -359,27 +361,35 @@ int runCompare(const Options &options) {
   return anyProblem ? tools::kExitFailure : 0;
 }
 
-/// The studies of `problem` recorded in --replay's files: the first file
-/// that holds one.
+/// The study of `problem` recorded in --replay's files. Where several
+/// hold one (passes of one seed measured again), each candidate counts at
+/// its fastest (bench::keepFasterMeasurements); `machine` is where the
+/// first was measured.
 std::optional<bench::ConvergenceStudy> replayedStudy(
     const bench::StudiedProblem &problem,
     const std::vector<std::pair<std::string, nlohmann::json>> &recordings,
     nlohmann::json &machine) {
+  std::optional<bench::ConvergenceStudy> study;
   for (const auto &[path, recording] : recordings) {
     try {
-      if (std::optional<bench::ConvergenceStudy> study =
-              bench::replayConvergence(problem, recording)) {
-        if (machine.is_null()) // where the first of them was measured
-          machine = recording.at("machine");
-        return study;
+      std::optional<bench::ConvergenceStudy> pass =
+          bench::replayConvergence(problem, recording);
+      if (!pass)
+        continue;
+      if (study) {
+        bench::keepFasterMeasurements(*study, *pass);
+        continue;
       }
+      study = std::move(pass);
+      if (machine.is_null())
+        machine = recording.at("machine");
     } catch (const nlohmann::json::exception &error) {
       throw Error(path +
                       " is not a study that --json recorded: " + error.what(),
                   ErrorCode::InvalidArgument);
     }
   }
-  return std::nullopt;
+  return study;
 }
 
 int runConvergence(const Options &options) {
@@ -564,7 +574,8 @@ int main(int argc, char **argv) {
   convergence
       ->add_option("--replay", options.replay,
                    "rank the candidates of a study that --json recorded by "
-                   "this build's model, measuring nothing (repeatable)")
+                   "this build's model, measuring nothing (repeatable: "
+                   "studies of one seed count each candidate at its fastest)")
       ->check(CLI::ExistingFile)
       ->excludes("--candidates", "--seed", "--per-run-weights");
 

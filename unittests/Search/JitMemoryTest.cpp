@@ -9,7 +9,10 @@
 // after each, and asserts that it stops growing once the process has warmed
 // up. So that a pass means something, it first measures what keeping
 // kernels alive costs, and requires the allowed growth to be well below
-// what the same number of leaked kernels would add.
+// what the same number of leaked kernels would add. It runs in a process of
+// its own (a death test's "threadsafe" style re-executes the binary for it):
+// in one that earlier tests have warmed, kept kernels reuse the memory those
+// freed and cost no resident memory to measure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -41,11 +45,8 @@ double residentBytes() {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-
-TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
-  if (testing::kSanitized)
-    GTEST_SKIP() << "sanitizers keep freed memory in quarantine: resident "
-                    "memory says nothing about leaks there";
+/// The test's body; its failures are those of the process it runs in.
+void tuneAThousandCandidatesKeepingResidentMemoryFlat() {
   constexpr int kCandidates = 1000;
   // Resident memory is read after this many candidates, when allocators,
   // LLVM's caches and the JIT's memory pools have reached their steady size.
@@ -107,6 +108,21 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   EXPECT_GT(perKeptKernel, 4096.0)
       << "kept kernels cost no memory: the measurement cannot see a leak";
   EXPECT_LT(growth, allowed);
+}
+
+TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
+  if (testing::kSanitized)
+    GTEST_SKIP() << "sanitizers keep freed memory in quarantine: resident "
+                    "memory says nothing about leaks there";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        tuneAThousandCandidatesKeepingResidentMemoryFlat();
+        std::fflush(stdout);
+        std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
+      },
+      ::testing::ExitedWithCode(0), "")
+      << "the fresh process's failures are printed above";
 }
 
 } // namespace

@@ -175,22 +175,21 @@ replayConvergence(const StudiedProblem &problem,
 
 void keepFasterMeasurements(ConvergenceStudy &study,
                             const ConvergenceStudy &again) {
+  auto differ = [&](const std::string &which) {
+    return Error("two recorded studies of " + study.problem.name +
+                     " measured different candidates (" + which +
+                     "): replay studies of one seed together",
+                 ErrorCode::InvalidArgument);
+  };
   if (again.candidates.size() != study.candidates.size())
-    throw Error("two recorded studies of " + study.problem.name +
-                    " measured different candidates (" +
-                    std::to_string(study.candidates.size()) + " and " +
-                    std::to_string(again.candidates.size()) +
-                    "): replay studies of one seed together",
-                ErrorCode::InvalidArgument);
+    throw differ(std::to_string(study.candidates.size()) + " and " +
+                 std::to_string(again.candidates.size()));
   for (size_t i = 0; i < study.candidates.size(); ++i) {
     Candidate &first = study.candidates[i];
     const Candidate &second = again.candidates[i];
     if (first.scheme != second.scheme)
-      throw Error("two recorded studies of " + study.problem.name +
-                      " measured different candidates (number " +
-                      std::to_string(i + 1) + ": '" + first.scheme + "' and '" +
-                      second.scheme + "'): replay studies of one seed together",
-                  ErrorCode::InvalidArgument);
+      throw differ("number " + std::to_string(i + 1) + ": '" + first.scheme +
+                   "' and '" + second.scheme + "'");
     if (second.gflops > first.gflops) {
       first.percentOfPeak *= second.gflops / first.gflops;
       first.gflops = second.gflops;

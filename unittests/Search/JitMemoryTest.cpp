@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 #include <vector>
 
 namespace ttile::search {
@@ -114,6 +115,7 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
   if (testing::kSanitized)
     GTEST_SKIP() << "sanitizers keep freed memory in quarantine: resident "
                     "memory says nothing about leaks there";
+  const std::string style = GTEST_FLAG_GET(death_test_style);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
@@ -123,6 +125,7 @@ TEST(JitMemoryTest, TuningAThousandCandidatesKeepsResidentMemoryFlat) {
       },
       ::testing::ExitedWithCode(0), "")
       << "the fresh process's failures are printed above";
+  GTEST_FLAG_SET(death_test_style, style);
 }
 
 } // namespace

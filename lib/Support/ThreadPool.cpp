@@ -10,14 +10,26 @@
 // kSpinBeforeSleeping, so an idle process costs at most that much CPU per
 // worker after its last loop.
 //
-// A loop's iterations are cut into one contiguous block per worker, and
-// each block is claimed before it runs: a worker runs its own block first,
-// then any block nobody has claimed yet. On a busy machine a worker may not
-// be scheduled for milliseconds; its block is then run by the caller (or
-// another worker) instead of waited for. With 1.5 CPUs of other load, the
-// 90th percentile of a depthwise + 1x1 pass fell from 4.3-6.2 ms to
-// 2.9-4.9 ms (6 paired runs); a worker descheduled in the middle of its
-// block is still waited for.
+// A loop's iterations are cut into one contiguous block per worker. The
+// caller runs block 0 and waits for the others; a worker claims its own
+// block before it runs it. On a busy machine a worker may not be scheduled
+// for milliseconds: when its block is not finished a microsecond after the
+// caller's, the caller claims it and runs it instead of waiting (a worker
+// descheduled in the middle of its block is still waited for). With 1.5
+// CPUs of other load, running late blocks rather than waiting for them
+// took the 90th percentile of a depthwise + 1x1 pass from 4.3-6.2 ms to
+// 2.9-4.9 ms (6 paired runs, when any free worker ran them).
+//
+// A loop costs the cache lines it moves between the cores, about 50 ns
+// each on a 2-core Zen 5 VM, where its work may be a microsecond (a
+// 12x128x128 matmul on two threads). The caller writes the job on a line
+// of its own, and each worker claims its block on a line only it writes
+// and reports the block finished on another, which only the caller reads:
+// the least a fork and join can move, one line out and one back. An empty
+// loop on two workers took 210 ns when the caller and the workers claimed
+// every block on shared lines and counted the unfinished ones down on the
+// job's, and takes 130 ns (a one-line ping-pong between the two cores:
+// 90-100 ns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,8 +59,11 @@ using Body = void (*)(void *, int64_t, int64_t);
 using Clock = std::chrono::steady_clock;
 
 constexpr Clock::duration kSpinBeforeSleeping = std::chrono::milliseconds(1);
-/// The caller waits for the workers' last iterations by spinning, and
-/// yields its core after this many spins (a worker may have been preempted).
+/// The caller waits for a worker's block this many spins (a pause each,
+/// about a microsecond in all) before it looks whether the worker has
+/// started it, and runs it itself if not.
+constexpr int kSpinsBeforeStealing = 32;
+/// And yields its core after this many (a worker may have been preempted).
 constexpr int kSpinsBeforeYielding = 1 << 14;
 
 /// Tells the core that this thread is spinning (fewer pipeline flushes, and
@@ -61,10 +76,17 @@ inline void relaxWhileSpinning() {
 #endif
 }
 
+/// An atomic on a cache line of its own, so that a write to it moves no
+/// other data between the cores.
+struct alignas(64) LineCounter {
+  std::atomic<uint64_t> value{0};
+};
+
 class ThreadPool {
 public:
   explicit ThreadPool(int workers)
-      : workers_(workers), claimed_(static_cast<size_t>(workers)) {
+      : workers_(workers), claimed_(static_cast<size_t>(workers)),
+        finished_(static_cast<size_t>(workers)) {
     for (int worker = 1; worker < workers; ++worker)
       threads_.emplace_back([this, worker] { serve(worker); });
   }
@@ -88,27 +110,25 @@ public:
         body(context, i, 0);
       return;
     }
-    // Every block of the previous loop has run (unfinished_ reached 0), so
-    // no worker reads the job while it changes: a late worker's claim for
-    // an old loop fails (work()). The mutex is for the sleepers: one that
-    // is about to sleep sees the new generation or is woken.
-    uint64_t generation;
-    {
+    // Every block of the previous loop has finished, so no worker reads
+    // the job while it changes: a late worker's claim for an old loop
+    // fails (claim()).
+    job_.body = body;
+    job_.context = context;
+    job_.iterations = iterations;
+    const uint64_t generation =
+        job_.generation.load(std::memory_order_relaxed) + 1;
+    // Sequentially consistent, with the load of sleepers_ below and the
+    // sleeper's increment and load in awaitJob: either the caller sees the
+    // sleeper and wakes it, or the sleeper sees the new loop.
+    job_.generation.store(generation);
+    if (sleepers_.load() != 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      body_ = body;
-      context_ = context;
-      iterations_ = iterations;
-      unfinished_.store(workers_, std::memory_order_relaxed);
-      generation = generation_.fetch_add(1, std::memory_order_release) + 1;
+      wake_.notify_all();
     }
-    wake_.notify_all();
-    work(0, generation);
-    for (int spins = 0; unfinished_.load(std::memory_order_acquire) != 0;
-         ++spins)
-      if (spins < kSpinsBeforeYielding)
-        relaxWhileSpinning();
-      else
-        std::this_thread::yield();
+    runBlock(0, 0, generation);
+    for (int block = 1; block < workers_; ++block)
+      awaitBlock(block, generation);
   }
 
 private:
@@ -116,35 +136,47 @@ private:
   /// iterations of a parallel loop cost the same, and a shared counter
   /// would bounce its cache line between the cores at every iteration (on
   /// a depthwise layer of 32 iterations of 0.3 us each, the loop took 2.3
-  /// times as long as on one thread). A block is claimed for `generation`
-  /// by moving its counter from the previous generation, so each runs once
-  /// per loop, and only while that loop is the current one.
+  /// times as long as on one thread). Block 0 is the caller's; block w is
+  /// worker w's, claimed for `generation` by moving its counter from the
+  /// previous generation, by the worker or, when it is late, by the caller,
+  /// so that it runs once per loop, and only while that loop is current.
   bool claim(int block, uint64_t generation) {
     uint64_t previous = generation - 1;
     return claimed_[block].value.compare_exchange_strong(
         previous, generation, std::memory_order_acq_rel);
   }
 
-  /// Runs this worker's own block, then every block still unclaimed. The
-  /// worker id passed to the body is the running thread's, whichever block
-  /// it runs: ids name per-thread scratch.
-  void work(int worker, uint64_t generation) {
-    for (int step = 0; step < workers_; ++step) {
-      int block = (worker + step) % workers_;
-      if (!claim(block, generation))
-        continue;
-      int64_t begin = iterations_ * block / workers_;
-      int64_t end = iterations_ * (block + 1) / workers_;
-      for (int64_t i = begin; i < end; ++i)
-        body_(context_, i, worker);
-      unfinished_.fetch_sub(1, std::memory_order_release);
+  /// Runs block `block` as `worker` (ids name per-thread scratch, so they
+  /// are the running thread's, whichever block it runs).
+  void runBlock(int block, int worker, uint64_t generation) {
+    const int64_t begin = job_.iterations * block / workers_;
+    const int64_t end = job_.iterations * (block + 1) / workers_;
+    for (int64_t i = begin; i < end; ++i)
+      job_.body(job_.context, i, worker);
+    finished_[block].value.store(generation, std::memory_order_release);
+  }
+
+  /// The caller waits for worker `block`'s block to finish. It reads only
+  /// the block's finished_ line, which the worker writes once, until the
+  /// worker is late; reading claimed_ too would cost the worker a transfer
+  /// of that line at its next claim.
+  void awaitBlock(int block, uint64_t generation) {
+    for (int spins = 0;
+         finished_[block].value.load(std::memory_order_acquire) != generation;
+         ++spins) {
+      if (spins == kSpinsBeforeStealing && claim(block, generation)) {
+        runBlock(block, 0, generation);
+        return;
+      }
+      if (spins < kSpinsBeforeYielding)
+        relaxWhileSpinning();
+      else
+        std::this_thread::yield();
     }
   }
 
   /// Whether a loop newer than `seen` was published.
-  bool newJob(uint64_t seen) const {
-    return generation_.load(std::memory_order_acquire) != seen;
-  }
+  bool newJob(uint64_t seen) const { return job_.generation.load() != seen; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
 
   /// Waits for a loop newer than `seen`: spins, then sleeps.
@@ -154,7 +186,9 @@ private:
       relaxWhileSpinning();
       if (spins % 256 == 0 && Clock::now() > sleepAt) {
         std::unique_lock<std::mutex> lock(mutex_);
+        sleepers_.fetch_add(1);
         wake_.wait(lock, [&] { return newJob(seen) || stopping(); });
+        sleepers_.fetch_sub(1);
         return;
       }
     }
@@ -166,28 +200,30 @@ private:
       awaitJob(seen);
       if (stopping())
         return;
-      seen = generation_.load(std::memory_order_acquire);
-      work(worker, seen);
+      seen = job_.generation.load(std::memory_order_acquire);
+      if (claim(worker, seen))
+        runBlock(worker, worker, seen);
     }
   }
 
   const int workers_;
   std::vector<std::thread> threads_;
-  std::mutex busy_;  ///< Held by the one parallel loop using the pool.
+  std::mutex busy_; ///< Held by the one parallel loop using the pool.
+  /// The loop, written by the caller and only read by the workers: a line
+  /// of its own, which moves once to each worker per loop.
+  struct alignas(64) Job {
+    Body body = nullptr;
+    void *context = nullptr;
+    int64_t iterations = 0;
+    std::atomic<uint64_t> generation{0}; ///< Loops published so far.
+  } job_;
+  /// Per block, the last loop it was claimed for and the last it finished,
+  /// a line each: the worker claims on a line only it touches while it is
+  /// on time, and the caller waits on the finished one.
+  std::vector<LineCounter> claimed_, finished_;
   std::mutex mutex_; ///< Orders publishing a loop with a worker's sleep.
   std::condition_variable wake_;
-  // The job, written by the caller while no worker reads it.
-  Body body_ = nullptr;
-  void *context_ = nullptr;
-  int64_t iterations_ = 0;
-  std::atomic<int> unfinished_{0};      ///< Blocks of this loop not yet run.
-  std::atomic<uint64_t> generation_{0}; ///< Loops published so far.
-  /// The last loop each block was claimed for; a cache line each, as the
-  /// workers claim their own at once.
-  struct alignas(64) Claim {
-    std::atomic<uint64_t> value{0};
-  };
-  std::vector<Claim> claimed_;
+  std::atomic<int> sleepers_{0}; ///< Workers asleep or about to be.
   std::atomic<bool> stopping_{false};
 };
 

@@ -4,8 +4,8 @@
 // process, of TTILE_NUM_THREADS workers (default, and at most: the CPUs the
 // process may use, Support/AvailableCpus.h), the calling thread being
 // worker 0. Each worker runs a contiguous block of a loop's iterations,
-// which all cost the same, and then any block a busier worker has not
-// started. Generated code reaches it
+// which all cost the same; the caller runs a late worker's block if the
+// worker has not started it. Generated code reaches it
 // through the C symbol ttile_parallel_for, so a kernel needs nothing but a
 // function pointer.
 //

@@ -42,7 +42,7 @@ std::vector<scheme::Scheme> CandidateDraws::next(int count, int draws) {
     }
     duplicates = 0;
     double cost =
-        ranked ? model.cost(candidate, space_.spec(), host().vectorWidth) : 0;
+        ranked ? model.cycles(candidate, space_.spec(), host().vectorWidth) : 0;
     unreturned_.emplace_back(cost, std::move(candidate));
   }
   // Ties keep the draw order.

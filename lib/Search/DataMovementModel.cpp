@@ -372,6 +372,27 @@ double DataMovementModel::parallelSpeedup(const scheme::TileTree &tree,
   return static_cast<double>(iterations) / static_cast<double>(rounds);
 }
 
+namespace {
+
+double parallelStartsIn(const scheme::TileNode &node, double executions) {
+  if (node.kind == scheme::TileNode::Kind::Loop &&
+      node.loopKind == scheme::LoopKind::Parallel)
+    return executions;
+  if (node.kind == scheme::TileNode::Kind::Loop)
+    for (const auto &loop : node.loops)
+      executions *= static_cast<double>(loop.second);
+  double starts = 0;
+  for (const scheme::TileNode &child : node.children)
+    starts += parallelStartsIn(child, executions);
+  return starts;
+}
+
+} // namespace
+
+double DataMovementModel::parallelLoopStarts(const scheme::TileTree &tree) {
+  return parallelStartsIn(tree.root, 1);
+}
+
 double DataMovementModel::accumulatorBytes(const scheme::TileTree &tree,
                                            const spec::Spec &spec) {
   return accumulatorsOf(tree.root, spec, 1).bytes;
@@ -448,7 +469,10 @@ double DataMovementModel::cost(const scheme::TileTree &tree,
   cycles +=
       outputStreamCycles(outputStreams(tree, spec), computeCycles(tree, spec));
   cycles += packCopyCycles(tree, spec);
-  return cycles / parallelSpeedup(tree, workers_);
+  cycles /= parallelSpeedup(tree, workers_);
+  if (workers_ > 1)
+    cycles += parallelLoopStarts(tree) * kForkJoinCycles;
+  return cycles;
 }
 
 double DataMovementModel::cycles(const scheme::TileTree &tree,
@@ -462,6 +486,14 @@ double DataMovementModel::cost(const scheme::Scheme &scheme,
   return cost(scheme::buildTileTree(scheme::withInferredHoist(scheme, spec),
                                     spec, vectorWidth),
               spec);
+}
+
+double DataMovementModel::cycles(const scheme::Scheme &scheme,
+                                 const spec::Spec &spec,
+                                 int vectorWidth) const {
+  return cycles(scheme::buildTileTree(scheme::withInferredHoist(scheme, spec),
+                                      spec, vectorWidth),
+                spec);
 }
 
 } // namespace ttile::search

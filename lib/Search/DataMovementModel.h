@@ -80,7 +80,19 @@
 // parallel loop: the workers move their shares at the same time, each
 // through its own L1 and L2. Without it, the model ranked a serial
 // candidate as high as the same scheme with a Tpar, and on two threads half
-// the measured candidates were serial ones, about twice as slow.
+// the measured candidates were serial ones, about twice as slow. And each
+// start of the parallel loop costs the pool's fork and join
+// (kForkJoinCycles): a Tpar below a serial loop, or below a Lambda, starts
+// once per iteration of it, which on a problem of a few microseconds costs
+// more than the loop saves. The tuner ranks by cycles(), the multiply-adds
+// shared by the workers beside the cost, so that a loop the workers share
+// unevenly counts the work of the slowest. Replayed on two studies of two
+// threads on Zen 5 (200 candidates each; docs/benchmarks/matmul.md), the
+// starts take the model-ranked best of 10 within 5% of the best of 200
+// from 13 to 14 of the 15 matmuls of the thesis's Fig. 5.6 sweep, and from
+// 15 to 16 of MobileNet's 27 layers (within 10%: 18 to 21), at any price
+// from 250 to 4000 cycles; ranking by cycles() rather than cost() changes
+// neither.
 //
 // It is cheap (a walk of the tile tree), so the tuner can rank hundreds of
 // candidates with it and measure only the best-ranked ones.
@@ -129,6 +141,9 @@ public:
   /// The cost of a Pack's copy, per element, where it cannot copy whole
   /// vectors (its innermost axis is not the source's contiguous one).
   static constexpr double kElementCopyCycles = 1;
+  /// What starting a parallel loop costs beyond its iterations: the pool's
+  /// fork and join (Support/ThreadPool.cpp), 130 ns on two Zen 5 workers.
+  static constexpr double kForkJoinCycles = 500;
   /// Two FMAs of two flops per lane and cycle: the peak the innermost
   /// level's fills overlap.
   static constexpr double kFlopsPerLanePerCycle = 4;
@@ -157,6 +172,10 @@ public:
   /// loop's iterations over the rounds they take (Tpar(3,h) on two: 1.5).
   /// 1 for a serial tree.
   static double parallelSpeedup(const scheme::TileTree &tree, int workers);
+  /// The times the tree starts a parallel loop (a fork and a join each):
+  /// the executions of its parallel loop, once per Lambda part above it. 0
+  /// for a serial tree.
+  static double parallelLoopStarts(const scheme::TileTree &tree);
   /// The cycles the copies of the tree's Packs take.
   static double packCopyCycles(const scheme::TileTree &tree,
                                const spec::Spec &spec);
@@ -167,7 +186,8 @@ public:
   /// beyond computeCycles), plus the accumulators' bytes over
   /// kAccumulatorBytesPerCycle and their runs at kAccumulatorRunCycles,
   /// plus the output runs' outputStreamCycles,
-  /// plus the Packs' copies, in cycles, over the parallel speedup.
+  /// plus the Packs' copies, in cycles, over the parallel speedup; plus,
+  /// on several workers, kForkJoinCycles per parallelLoopStarts.
   double cost(const scheme::TileTree &tree, const spec::Spec &spec) const;
   /// cost() of `scheme` as it will be compiled, with its inferred Hoist
   /// (Scheme/Normalize.h).
@@ -179,6 +199,12 @@ public:
   /// alone, which leaves out the work every candidate of one problem does,
   /// would prefer the one moving less data over the one doing less work.
   double cycles(const scheme::TileTree &tree, const spec::Spec &spec) const;
+  /// cycles() of `scheme` as it will be compiled: what the tuner ranks the
+  /// candidates of one problem by. On one worker the same order as cost();
+  /// on several, a candidate whose parallel loop divides the work less
+  /// evenly does more of it on the slowest worker.
+  double cycles(const scheme::Scheme &scheme, const spec::Spec &spec,
+                int vectorWidth) const;
 
 private:
   std::vector<CacheModelLevel> levels_;

@@ -66,8 +66,8 @@ std::optional<Candidate> measureCandidate(const spec::Spec &spec,
   candidate.scheme = scheme::printScheme(scheme);
   candidate.gflops = static_cast<double>(spec.flops()) /
                      (slice.factor * timing.medianSeconds) * 1e-9;
-  candidate.percentOfPeak =
-      100 * candidate.gflops * 1e9 / measure::measuredPeakFlops();
+  candidate.percentOfPeak = 100 * candidate.gflops * 1e9 /
+                            (measure::measuredPeakFlops() * study.threads);
   return candidate;
 }
 
@@ -78,11 +78,12 @@ std::vector<double> percentsOf(const std::vector<Candidate> &candidates) {
   return percents;
 }
 
-/// The data-movement model's cost of `scheme`, which the study ranks by.
-double modelCostOf(const spec::Spec &spec, const scheme::Scheme &scheme) {
-  static const search::DataMovementModel model =
-      search::DataMovementModel::forHost(host());
-  return model.cost(scheme, spec, host().vectorWidth);
+/// What the data-movement model expects of `scheme` on `workers`, which
+/// the study ranks by as the tuner does.
+double modelCostOf(const spec::Spec &spec, const scheme::Scheme &scheme,
+                   int workers) {
+  return search::DataMovementModel::forHost(host(), workers)
+      .cycles(scheme, spec, host().vectorWidth);
 }
 
 /// The curve's value at n, or 0 past its end.
@@ -126,7 +127,7 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
       ++study.rejected;
       continue;
     }
-    candidate->modelCost = modelCostOf(spec, scheme);
+    candidate->modelCost = modelCostOf(spec, scheme, options.threads);
     study.candidates.push_back(std::move(*candidate));
   }
   if (study.candidates.empty())
@@ -136,9 +137,15 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
   return study;
 }
 
+int recordedThreads(const nlohmann::json &recorded) {
+  const nlohmann::json &options = recorded.at("options");
+  return options.contains("threads") ? options.at("threads").get<int>() : 1;
+}
+
 std::optional<ConvergenceStudy>
 replayConvergence(const StudiedProblem &problem,
                   const nlohmann::json &recorded) {
+  const int threads = recordedThreads(recorded);
   for (const nlohmann::json &layer : recorded.at("layers")) {
     if (layer.at("name").get<std::string>() != problem.name ||
         layer.at("shape").get<std::string>() != problem.shape)
@@ -165,7 +172,7 @@ replayConvergence(const StudiedProblem &problem,
                         "': " + error.what(),
                     ErrorCode::InvalidArgument);
       }
-      candidate.modelCost = modelCostOf(problem.spec, parsed);
+      candidate.modelCost = modelCostOf(problem.spec, parsed, threads);
       study.candidates.push_back(std::move(candidate));
     }
     return study;
@@ -307,6 +314,7 @@ nlohmann::json toJson(const std::vector<ConvergenceStudy> &studies,
   return {{"machine", toJson(machine)},
           {"options",
            {{"candidates", options.candidates},
+            {"threads", options.threads},
             {"seed", options.seed},
             {"trials", options.trials},
             {"constantWeights", options.constantWeights},

@@ -24,7 +24,10 @@
 // first slice of the problem that lasts 20 ms at the peak, its time scaled
 // by the slice's factor.
 //
-// Performances are in % of the measured peak of one thread.
+// Performances are in % of the measured peak of the study's threads (one
+// thread's times their number). With several threads the space holds the
+// parallel loops the tuner draws for them, and the model ranks for as many
+// workers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_TTILE_BENCH_CONVERGENCE_H
@@ -49,6 +52,9 @@ namespace ttile::bench {
 
 struct ConvergenceOptions {
   int candidates = 200;
+  /// The workers of ttile's pool (TTILE_NUM_THREADS) the candidates are
+  /// drawn for and run on.
+  int threads = 1;
   uint64_t seed = 1;
   /// The space of constant weights (Conv2DParams::constantWeights,
   /// ContractionParams::constantB), as compare measures.
@@ -97,12 +103,17 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
 
 /// The study of `problem` that an earlier `--json` recorded (`recorded`
 /// is that file's JSON): its candidates' schemes and measurements, their
-/// model costs computed again by today's data-movement model, so a change
-/// to the model can be judged on measured studies without measuring again.
-/// None when `recorded` holds no study of that name and shape; throws
-/// ttile::Error when it holds one without its schemes or with a scheme
-/// that does not parse, nlohmann::json::exception where `recorded` is not
-/// shaped as --json writes it.
+/// model costs computed again by today's data-movement model (for the
+/// threads the study ran on), so a change to the model can be judged on
+/// measured studies without measuring again. None when `recorded` holds no
+/// study of that name and shape; throws ttile::Error when it holds one
+/// without its schemes or with a scheme that does not parse,
+/// nlohmann::json::exception where `recorded` is not shaped as --json
+/// writes it.
+/// The threads a study that --json recorded ran on (`recorded` is that
+/// file's JSON): 1 for studies recorded before they were an option.
+int recordedThreads(const nlohmann::json &recorded);
+
 std::optional<ConvergenceStudy>
 replayConvergence(const StudiedProblem &problem,
                   const nlohmann::json &recorded);

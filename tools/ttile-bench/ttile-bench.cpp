@@ -11,7 +11,8 @@
 //   ttile-bench convergence (--net NAME | --layer DESC | --set NAME
 //                            | --einsum E --sizes S)... [--case N]...
 //                           [--candidates N] [--trials N] [--per-run-weights]
-//                           [--slices] [--seed N] [--json F] [--replay F]...
+//                           [--slices] [--seed N] [--threads N] [--json F]
+//                           [--replay F]...
 //   ttile-bench matmul (--set NAME | --matmul MxNxK[,batch])... [--threads N]
 //                      [--trials N] [--rounds N] [--json F]
 //   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case
@@ -46,7 +47,8 @@
 // measuring new ones, and ranks them by this build's model: the test of a
 // change to the model. Given several studies of one seed (passes measured
 // again), it counts each candidate at its fastest. --slices times
-// candidates on the tuner's slices.
+// candidates on the tuner's slices. --threads N draws the candidates for N
+// workers (parallel loops) and runs them on N threads.
 //
 // matmul: ttile's MatMul against OpenBLAS, BLIS, MKL and oneDNN, problem by
 // problem, in this process (MatMulBench.h); the sets are those of
@@ -77,6 +79,7 @@
 #include "ttile/ttile.h"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
 #include <chrono>
@@ -361,6 +364,17 @@ int runCompare(const Options &options) {
   return anyProblem ? tools::kExitFailure : 0;
 }
 
+/// The threads of a recorded study, `recording` read from `path`.
+int replayedThreads(const std::pair<std::string, nlohmann::json> &recording) {
+  try {
+    return bench::recordedThreads(recording.second);
+  } catch (const nlohmann::json::exception &error) {
+    throw Error(recording.first +
+                    " is not a study that --json recorded: " + error.what(),
+                ErrorCode::InvalidArgument);
+  }
+}
+
 /// The study of `problem` recorded in --replay's files. Where several
 /// hold one (passes of one seed measured again), each candidate counts at
 /// its fastest (bench::keepFasterMeasurements); `machine` is where the
@@ -399,6 +413,7 @@ int runConvergence(const Options &options) {
   convergence.trials = options.trials;
   convergence.constantWeights = !options.perRunWeights;
   convergence.slices = options.slices;
+  convergence.threads = options.threads;
   std::vector<bench::StudiedProblem> problems;
   for (const tools::NamedLayer &layer : layersOf(options))
     problems.push_back(bench::studiedLayer(layer, convergence));
@@ -408,16 +423,26 @@ int runConvergence(const Options &options) {
     throw CLI::ValidationError("--net/--layer/--set/--einsum",
                                "give at least one problem");
   std::vector<std::pair<std::string, nlohmann::json>> recordings;
-  for (const std::string &path : options.replay)
+  for (const std::string &path : options.replay) {
     recordings.emplace_back(path, readJsonFile(path));
+    const int threads = replayedThreads(recordings.back());
+    if (recordings.size() > 1 && threads != convergence.threads)
+      throw Error(fmt::format("{} ran on {} thread(s), {} on {}: replay "
+                              "studies of one thread count together",
+                              recordings.front().first, convergence.threads,
+                              path, threads),
+                  ErrorCode::InvalidArgument);
+    convergence.threads = threads;
+  }
   const bench::Machine machine = bench::thisMachine();
   nlohmann::json recordedMachine;
   if (recordings.empty())
     std::printf("%s\n%d random candidates per problem, seed %llu, weights "
-                "%s; %% of peak\n\n",
+                "%s, %d thread(s); %% of peak\n\n",
                 bench::describe(machine).c_str(), options.candidates,
                 static_cast<unsigned long long>(options.seed),
-                convergence.constantWeights ? "constant" : "per run");
+                convergence.constantWeights ? "constant" : "per run",
+                convergence.threads);
   else
     std::printf("the candidates measured in %zu recorded studies, ranked by "
                 "this build's model; %% of peak\n\n",
@@ -569,6 +594,11 @@ int main(int argc, char **argv) {
                         "time each candidate on the slice the tuner measures "
                         "it on, for problems whose calls last seconds");
   convergence->add_option("--seed", options.seed, "of the random draws");
+  convergence
+      ->add_option("--threads", options.threads,
+                   "of ttile's pool, which the candidates are drawn for and "
+                   "run on")
+      ->check(CLI::Range(1, 1024));
   convergence->add_option("--json", options.json,
                           "write every candidate and the curves as JSON");
   convergence
@@ -577,7 +607,7 @@ int main(int argc, char **argv) {
                    "this build's model, measuring nothing (repeatable: "
                    "studies of one seed count each candidate at its fastest)")
       ->check(CLI::ExistingFile)
-      ->excludes("--candidates", "--seed", "--per-run-weights");
+      ->excludes("--candidates", "--seed", "--per-run-weights", "--threads");
 
   CLI::App *matmul = app.add_subcommand(
       "matmul", "ttile's MatMul against the BLAS libraries and oneDNN");
@@ -607,14 +637,8 @@ int main(int argc, char **argv) {
   contraction->add_option("--json", options.json, "write the figures as JSON");
 
   return tools::runTool(app, argc, argv, [&] {
-    // Before anything starts ttile's thread pool, which reads it once: the
-    // convergence study is of one thread.
-    setenv("TTILE_NUM_THREADS",
-           std::to_string(*compare || *matmul || *contraction
-                              ? options.threads
-                              : 1)
-               .c_str(),
-           1);
+    // Before anything starts ttile's thread pool, which reads it once.
+    setenv("TTILE_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
     if (*contraction) {
       std::vector<tools::NamedContraction> problems = contractionsOf(options);
       if (problems.empty())

@@ -94,7 +94,15 @@ int run(const Options &options) {
     if (speedup != 1)
       std::cout << "parallel speedup: " << speedup << " on " << options.workers
                 << " workers\n";
+    if (double starts = search::DataMovementModel::parallelLoopStarts(compiled);
+        starts && options.workers > 1)
+      std::cout << "parallel loop started " << starts
+                << " times, a fork and join of "
+                << search::DataMovementModel::kForkJoinCycles
+                << " cycles each\n";
     std::cout << "cost: " << model.cost(compiled, *spec) << " cycles\n";
+    std::cout << "expected: " << model.cycles(compiled, *spec)
+              << " cycles with the multiply-adds, which the tuner ranks by\n";
   }
   return 0;
 }

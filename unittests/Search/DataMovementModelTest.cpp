@@ -72,7 +72,39 @@ TEST(DataMovementModel, WorkersDivideTheCostByTheirSpeedup) {
   std::vector<CacheModelLevel> levels{{4 << 20, 1.0}};
   DataMovementModel one(levels), two(levels, 2);
   EXPECT_DOUBLE_EQ(two.cost(serial, spec), one.cost(serial, spec));
-  EXPECT_DOUBLE_EQ(two.cost(even, spec), one.cost(even, spec) / 2);
+  // And pay the pool's fork and join once, where the loop starts once.
+  EXPECT_DOUBLE_EQ(two.cost(even, spec),
+                   one.cost(even, spec) / 2 +
+                       DataMovementModel::kForkJoinCycles);
+}
+
+TEST(DataMovementModel, ParallelLoopsPayAForkAndJoinEachStart) {
+  spec::Spec spec = spec::matmul(16, 32, 16);
+  auto treeOf = [&](const char *scheme) {
+    return scheme::validateScheme(scheme::parseScheme(scheme), spec, 8);
+  };
+  scheme::TileTree outer = treeOf("Tpar(4,j) T(16,i) T(16,k) V(j)");
+  scheme::TileTree inner = treeOf("T(16,i) Tpar(4,j) T(16,k) V(j)");
+  scheme::TileTree serial = treeOf("T(4,j) T(16,i) T(16,k) V(j)");
+  // Below a Lambda, once per iteration of each of its parts.
+  scheme::TileTree lambda =
+      treeOf("Lambda(i,[(2,5),(1,6)]) Tpar(4,j) T(16,k) U(lambda,i) V(j)");
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(outer), 1);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(inner), 16);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(serial), 0);
+  EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(lambda), 3);
+
+  // The three move the same data (the problem fits the L1), so on two
+  // workers the parallel loop started once ranks first, the one started
+  // per row of i last, and the serial one, all the multiply-adds on one
+  // worker, between them.
+  std::vector<CacheModelLevel> levels{{48 << 10, 64.0}};
+  DataMovementModel two(levels, 2);
+  EXPECT_LT(two.cycles(outer, spec), two.cycles(serial, spec));
+  EXPECT_LT(two.cycles(serial, spec), two.cycles(inner, spec));
+  // One worker runs the parallel loops in turn, with no fork or join.
+  DataMovementModel one(levels);
+  EXPECT_DOUBLE_EQ(one.cost(inner, spec), one.cost(outer, spec));
 }
 
 TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {

@@ -75,6 +75,7 @@
 
 #include "Runtime/ConvParams.h"
 #include "Search/Tuner.h"
+#include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 #include "ttile/ttile.h"
 
@@ -413,7 +414,9 @@ int runConvergence(const Options &options) {
   convergence.trials = options.trials;
   convergence.constantWeights = !options.perRunWeights;
   convergence.slices = options.slices;
-  convergence.threads = options.threads;
+  // The pool's workers: TTILE_NUM_THREADS, unless the process may use fewer
+  // CPUs.
+  convergence.threads = workerCount();
   std::vector<bench::StudiedProblem> problems;
   for (const tools::NamedLayer &layer : layersOf(options))
     problems.push_back(bench::studiedLayer(layer, convergence));

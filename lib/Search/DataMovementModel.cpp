@@ -481,13 +481,6 @@ double DataMovementModel::cycles(const scheme::TileTree &tree,
          cost(tree, spec);
 }
 
-double DataMovementModel::cost(const scheme::Scheme &scheme,
-                               const spec::Spec &spec, int vectorWidth) const {
-  return cost(scheme::buildTileTree(scheme::withInferredHoist(scheme, spec),
-                                    spec, vectorWidth),
-              spec);
-}
-
 double DataMovementModel::cycles(const scheme::Scheme &scheme,
                                  const spec::Spec &spec,
                                  int vectorWidth) const {

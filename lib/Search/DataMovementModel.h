@@ -189,18 +189,15 @@ public:
   /// plus the Packs' copies, in cycles, over the parallel speedup; plus,
   /// on several workers, kForkJoinCycles per parallelLoopStarts.
   double cost(const scheme::TileTree &tree, const spec::Spec &spec) const;
-  /// cost() of `scheme` as it will be compiled, with its inferred Hoist
-  /// (Scheme/Normalize.h).
-  double cost(const scheme::Scheme &scheme, const spec::Spec &spec,
-              int vectorWidth) const;
   /// The time the model expects of the tree, in cycles: its multiply-adds
   /// at the peak, shared by the workers of its parallel loop, plus cost().
   /// For comparing different problems (a chain's orders), where cost()
   /// alone, which leaves out the work every candidate of one problem does,
   /// would prefer the one moving less data over the one doing less work.
   double cycles(const scheme::TileTree &tree, const spec::Spec &spec) const;
-  /// cycles() of `scheme` as it will be compiled: what the tuner ranks the
-  /// candidates of one problem by. On one worker the same order as cost();
+  /// cycles() of `scheme` as it will be compiled, with its inferred Hoist
+  /// (Scheme/Normalize.h): what the tuner ranks the candidates of one
+  /// problem by. On one worker the same order as cost();
   /// on several, a candidate whose parallel loop divides the work less
   /// evenly does more of it on the slowest worker.
   double cycles(const scheme::Scheme &scheme, const spec::Spec &spec,

@@ -59,9 +59,9 @@ using Body = void (*)(void *, int64_t, int64_t);
 using Clock = std::chrono::steady_clock;
 
 constexpr Clock::duration kSpinBeforeSleeping = std::chrono::milliseconds(1);
-/// The caller waits for a worker's block this many spins (a pause each,
-/// about a microsecond in all) before it looks whether the worker has
-/// started it, and runs it itself if not.
+/// The caller waits for the workers' blocks this many spins (a pause each,
+/// about a microsecond in all) before it looks whether their workers have
+/// started them, and runs those they have not.
 constexpr int kSpinsBeforeStealing = 32;
 /// And yields its core after this many (a worker may have been preempted).
 constexpr int kSpinsBeforeYielding = 1 << 14;

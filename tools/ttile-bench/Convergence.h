@@ -101,6 +101,10 @@ struct ConvergenceStudy {
 ConvergenceStudy studyConvergence(const StudiedProblem &problem,
                                   const ConvergenceOptions &options);
 
+/// The threads a study that --json recorded ran on (`recorded` is that
+/// file's JSON): 1 for studies recorded before they were an option.
+int recordedThreads(const nlohmann::json &recorded);
+
 /// The study of `problem` that an earlier `--json` recorded (`recorded`
 /// is that file's JSON): its candidates' schemes and measurements, their
 /// model costs computed again by today's data-movement model (for the
@@ -110,10 +114,6 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
 /// without its schemes or with a scheme that does not parse,
 /// nlohmann::json::exception where `recorded` is not shaped as --json
 /// writes it.
-/// The threads a study that --json recorded ran on (`recorded` is that
-/// file's JSON): 1 for studies recorded before they were an option.
-int recordedThreads(const nlohmann::json &recorded);
-
 std::optional<ConvergenceStudy>
 replayConvergence(const StudiedProblem &problem,
                   const nlohmann::json &recorded);

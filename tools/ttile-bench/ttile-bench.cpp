@@ -365,15 +365,33 @@ int runCompare(const Options &options) {
   return anyProblem ? tools::kExitFailure : 0;
 }
 
-/// The threads of a recorded study, `recording` read from `path`.
-int replayedThreads(const std::pair<std::string, nlohmann::json> &recording) {
-  try {
-    return bench::recordedThreads(recording.second);
-  } catch (const nlohmann::json::exception &error) {
-    throw Error(recording.first +
-                    " is not a study that --json recorded: " + error.what(),
-                ErrorCode::InvalidArgument);
+/// The error for a --replay file, read from `path`, that is JSON but not
+/// shaped as --json writes it.
+Error notARecordedStudy(const std::string &path,
+                        const nlohmann::json::exception &error) {
+  return Error(path + " is not a study that --json recorded: " + error.what(),
+               ErrorCode::InvalidArgument);
+}
+
+/// The threads the --replay studies ran on, which must be the same for all.
+int replayedThreads(
+    const std::vector<std::pair<std::string, nlohmann::json>> &recordings) {
+  int first = 0;
+  for (const auto &[path, recording] : recordings) {
+    int threads;
+    try {
+      threads = bench::recordedThreads(recording);
+    } catch (const nlohmann::json::exception &error) {
+      throw notARecordedStudy(path, error);
+    }
+    if (first && threads != first)
+      throw Error(fmt::format("{} ran on {} thread(s), {} on {}: replay "
+                              "studies of one thread count together",
+                              recordings.front().first, first, path, threads),
+                  ErrorCode::InvalidArgument);
+    first = threads;
   }
+  return first;
 }
 
 /// The study of `problem` recorded in --replay's files. Where several
@@ -399,9 +417,7 @@ std::optional<bench::ConvergenceStudy> replayedStudy(
       if (machine.is_null())
         machine = recording.at("machine");
     } catch (const nlohmann::json::exception &error) {
-      throw Error(path +
-                      " is not a study that --json recorded: " + error.what(),
-                  ErrorCode::InvalidArgument);
+      throw notARecordedStudy(path, error);
     }
   }
   return study;
@@ -414,9 +430,6 @@ int runConvergence(const Options &options) {
   convergence.trials = options.trials;
   convergence.constantWeights = !options.perRunWeights;
   convergence.slices = options.slices;
-  // The pool's workers: TTILE_NUM_THREADS, unless the process may use fewer
-  // CPUs.
-  convergence.threads = workerCount();
   std::vector<bench::StudiedProblem> problems;
   for (const tools::NamedLayer &layer : layersOf(options))
     problems.push_back(bench::studiedLayer(layer, convergence));
@@ -426,17 +439,12 @@ int runConvergence(const Options &options) {
     throw CLI::ValidationError("--net/--layer/--set/--einsum",
                                "give at least one problem");
   std::vector<std::pair<std::string, nlohmann::json>> recordings;
-  for (const std::string &path : options.replay) {
+  for (const std::string &path : options.replay)
     recordings.emplace_back(path, readJsonFile(path));
-    const int threads = replayedThreads(recordings.back());
-    if (recordings.size() > 1 && threads != convergence.threads)
-      throw Error(fmt::format("{} ran on {} thread(s), {} on {}: replay "
-                              "studies of one thread count together",
-                              recordings.front().first, convergence.threads,
-                              path, threads),
-                  ErrorCode::InvalidArgument);
-    convergence.threads = threads;
-  }
+  // A study runs on the pool's workers (TTILE_NUM_THREADS, unless the
+  // process may use fewer CPUs); a replay ranks for the recorded ones.
+  convergence.threads =
+      recordings.empty() ? workerCount() : replayedThreads(recordings);
   const bench::Machine machine = bench::thisMachine();
   nlohmann::json recordedMachine;
   if (recordings.empty())

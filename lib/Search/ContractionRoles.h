@@ -18,9 +18,10 @@
 // microkernel's sizes and a long reuse loop), then the one stored latest in
 // the broadcast input (its nearest neighbours in memory). Every other
 // index (batch indices, further free and reduction indices) is tiled
-// above the microkernel like any dimension. Where i or k has no candidate
-// (a matrix-vector product, an outer product), the operator adds an index
-// of size 1 (Runtime/ContractionProblem.h): it changes no memory layout.
+// above the microkernel, the batch indices outermost (SearchSpace.h). Where i
+// or k has no candidate (a matrix-vector product, an outer product), the
+// operator adds an index of size 1 (Runtime/ContractionProblem.h): it changes
+// no memory layout.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SEARCH_CONTRACTIONROLES_H

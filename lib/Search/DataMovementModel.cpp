@@ -160,19 +160,77 @@ bool isAccumulationRegion(const scheme::TileNode &node) {
            node.loopKind == scheme::LoopKind::Vector));
 }
 
-/// The lines of the tensors a node's tile touches: all of them, or all but
+/// The lines of the tensors a tile, `extent`, touches: all of them, or all but
 /// the output where its tile is in registers (`inRegion`: at or below an
 /// accumulation region).
-TileLines footprint(const scheme::TileNode &node, const spec::Spec &spec,
+TileLines footprint(const std::vector<int64_t> &extent, const spec::Spec &spec,
                     const Layouts &layouts, int64_t sets, bool inRegion) {
   TileLines total;
   for (size_t t = inRegion ? 1 : 0; t < spec.tensors.size(); ++t) {
-    TileLines lines = tileLines(spec, static_cast<int>(t), layouts.current[t],
-                                node.extent, sets);
+    TileLines lines =
+        tileLines(spec, static_cast<int>(t), layouts.current[t], extent, sets);
     total.bytes += lines.bytes;
     total.occupied += lines.occupied;
   }
   return total;
+}
+
+/// The tile that the loops of `node` from the `from`-th inward cover: a
+/// Tfused runs its loops as T(n1,d1) T(n2,d2) ... nested, the last
+/// innermost (Scheme/Scheme.h), each worker a contiguous block of them.
+std::vector<int64_t> innerLoopsExtent(const scheme::TileNode &node,
+                                      size_t from) {
+  if (from == 0 || node.children.empty())
+    return node.extent;
+  std::vector<int64_t> extent = node.child().extent;
+  for (size_t k = from; k < node.loops.size(); ++k)
+    extent[node.loops[k].first] *= node.loops[k].second;
+  return extent;
+}
+
+double volume(const scheme::TileNode &node, const spec::Spec &spec,
+              const Layouts &layouts, const CacheModelLevel &level,
+              bool inRegion);
+
+/// volume() of `node`'s loops from the `from`-th inward, nested as they
+/// run: a Tfused whose outer loops step over the tiles its inner loops
+/// reuse in a cache is priced by that order, not as one loop whose
+/// iterations reuse nothing (which ranked a Tfused over the items of a
+/// batched matmul, the tile of one item inside, as dear as one that visits
+/// each item in several passes).
+double loopVolume(const scheme::TileNode &node, size_t from,
+                  const spec::Spec &spec, const Layouts &layouts,
+                  const CacheModelLevel &level, bool inRegion) {
+  const double capacity = static_cast<double>(level.capacityBytes);
+  const int64_t sets =
+      level.ways > 0 ? level.capacityBytes / (level.ways * kCacheLineBytes) : 0;
+  TileLines lines =
+      footprint(innerLoopsExtent(node, from), spec, layouts, sets, inRegion);
+  const bool innermost = from + 1 >= node.loops.size();
+  const Layouts inner = layouts.below(node);
+  const bool childrenFit =
+      innermost
+          ? std::all_of(node.children.begin(), node.children.end(),
+                        [&](const scheme::TileNode &child) {
+                          return footprint(child.extent, spec, inner, sets,
+                                           inRegion ||
+                                               isAccumulationRegion(child))
+                                     .occupied <= capacity;
+                        })
+          : footprint(innerLoopsExtent(node, from + 1), spec, layouts, sets,
+                      inRegion)
+                    .occupied <= capacity;
+  if (lines.occupied <= capacity || childrenFit)
+    return lines.bytes;
+  double total = 0;
+  if (!innermost)
+    total = loopVolume(node, from + 1, spec, layouts, level, inRegion);
+  else
+    for (const scheme::TileNode &child : node.children)
+      total += volume(child, spec, inner, level, inRegion);
+  const int64_t executions =
+      node.kind == scheme::TileNode::Kind::Loop ? node.loops[from].second : 1;
+  return total * static_cast<double>(executions);
 }
 
 /// Bytes brought into `level` by one execution of `node`. The shortest
@@ -186,29 +244,8 @@ TileLines footprint(const scheme::TileNode &node, const spec::Spec &spec,
 double volume(const scheme::TileNode &node, const spec::Spec &spec,
               const Layouts &layouts, const CacheModelLevel &level,
               bool inRegion) {
-  const double capacity = static_cast<double>(level.capacityBytes);
-  const int64_t sets =
-      level.ways > 0 ? level.capacityBytes / (level.ways * kCacheLineBytes) : 0;
-  inRegion = inRegion || isAccumulationRegion(node);
-  TileLines lines = footprint(node, spec, layouts, sets, inRegion);
-  const Layouts inner = layouts.below(node);
-  bool childrenFit =
-      std::all_of(node.children.begin(), node.children.end(),
-                  [&](const scheme::TileNode &child) {
-                    return footprint(child, spec, inner, sets,
-                                     inRegion || isAccumulationRegion(child))
-                               .occupied <= capacity;
-                  });
-  if (lines.occupied <= capacity || childrenFit)
-    return lines.bytes;
-  int64_t executions = 1;
-  if (node.kind == scheme::TileNode::Kind::Loop)
-    for (const auto &loop : node.loops)
-      executions *= loop.second;
-  double total = 0;
-  for (const scheme::TileNode &child : node.children)
-    total += volume(child, spec, inner, level, inRegion);
-  return total * static_cast<double>(executions);
+  return loopVolume(node, 0, spec, layouts, level,
+                    inRegion || isAccumulationRegion(node));
 }
 
 /// The output's accumulators that the regions load and store: their bytes,
@@ -253,12 +290,23 @@ bool extendsRuns(const Runs &outer, const Runs &inner, int64_t count) {
              static_cast<double>(count * inner.length) * inner.count;
 }
 
+/// The bytes from the first to the last element of a tile whose runs are
+/// `runs`.
+int64_t spanBytes(const Runs &runs, int64_t elementBytes) {
+  int64_t span = runs.length * elementBytes;
+  for (const auto &[range, strideBytes] : runs.across)
+    span += (range - 1) * strideBytes;
+  return span;
+}
+
 /// Whether the loop of `count` iterations along `dim` whose iterations
 /// each cover `inner` (its tile: `outer`) continues the output's runs in
 /// memory the way the hardware prefetchers follow them: it steps along them
-/// (extendsRuns), or its rows are whole lines that it steps by a constant
-/// stride within a page (kPrefetchStrideBytes), and no line is left for a
-/// later region to finish.
+/// (extendsRuns), or steps by a constant stride within a page
+/// (kPrefetchStrideBytes) a tile whose rows are whole lines (no line is
+/// left for a later region to finish) or which lies within a page itself
+/// (its rows one stream, whose lines a later region finishes while the
+/// caches still hold them).
 bool continuesRuns(const spec::Spec &spec, const Layout &output,
                    spec::DimId dim, int64_t count,
                    const std::vector<int64_t> &outer,
@@ -266,9 +314,10 @@ bool continuesRuns(const spec::Spec &spec, const Layout &output,
   const Runs before = runsOf(spec, 0, output, inner);
   if (extendsRuns(runsOf(spec, 0, output, outer), before, count))
     return true;
-  if (!before.aligned)
-    return false;
   const spec::Tensor &tensor = spec.output();
+  if (!before.aligned &&
+      spanBytes(before, spec::elementSize(tensor.type)) > kPrefetchStrideBytes)
+    return false;
   int64_t stepElements = 0;
   for (size_t a = 0; a < tensor.axes.size(); ++a)
     stepElements +=
@@ -290,23 +339,30 @@ double outputStreamStarts(const scheme::TileNode &node, const spec::Spec &spec,
                           double executions) {
   using Kind = scheme::TileNode::Kind;
   if (isAccumulationRegion(node)) {
+    // The loops above, innermost first; a Tfused's loops nested as each
+    // worker runs them (its block of them contiguous), a Tpar's
+    // iterations on other workers.
     double regionsPerRun = 1;
-    const scheme::TileNode *child = &node;
-    for (auto above = path.rbegin(); above != path.rend(); child = *above++) {
+    for (auto above = path.rbegin(); above != path.rend(); ++above) {
       const scheme::TileNode &loop = **above;
       if (loop.kind != Kind::Loop)
         continue;
-      if (loop.loopKind != scheme::LoopKind::Serial || loop.loops.size() != 1)
+      const bool fused =
+          loop.loopKind == scheme::LoopKind::Parallel && loop.loops.size() > 1;
+      if (loop.loopKind != scheme::LoopKind::Serial && !fused)
         break;
-      const auto [dim, count] = loop.loops.front();
-      const bool revisits = !spec.output().uses(dim);
-      // A reduction's iterations are each other's reuse distance.
-      if (revisits ? static_cast<double>(scheme::footprintBytes(
-                         spec, child->extent)) > cacheBytes
-                   : !continuesRuns(spec, output, dim, count, loop.extent,
-                                    child->extent))
-        break;
-      regionsPerRun *= static_cast<double>(count);
+      for (size_t k = loop.loops.size(); k-- > 0;) {
+        const auto [dim, count] = loop.loops[k];
+        const std::vector<int64_t> inner = innerLoopsExtent(loop, k + 1);
+        const bool revisits = !spec.output().uses(dim);
+        // A reduction's iterations are each other's reuse distance.
+        if (revisits ? static_cast<double>(
+                           scheme::footprintBytes(spec, inner)) > cacheBytes
+                     : !continuesRuns(spec, output, dim, count,
+                                      innerLoopsExtent(loop, k), inner))
+          return executions / regionsPerRun;
+        regionsPerRun *= static_cast<double>(count);
+      }
     }
     return executions / regionsPerRun;
   }

@@ -94,6 +94,21 @@
 // from 250 to 4000 cycles; ranking by cycles() rather than cost() changes
 // neither.
 //
+// Two corrections came from 8192 products of 72x26 by 26x72 on two Zen 5
+// threads (docs/benchmarks/matmul.md, 0.19.3). A Tfused runs its loops
+// nested, the last innermost, each worker a contiguous block of them; the
+// model had priced it as one loop whose iterations reuse nothing, so a
+// Tfused that visits every item in two passes, over the halves of its
+// columns (166-206 GFLOP/s), cost as little as the same loops with the
+// items outermost (216-254). Both terms that walk the loops, the levels'
+// movement and the output's runs, now nest them. And rows that are not
+// whole lines continue the output's runs where the region's tile lies
+// within a page (one stream the prefetchers follow, whose part lines a
+// later region finishes while the caches hold them): 6 rows of 48 floats,
+// 288 bytes apart, had counted as 12 new runs per item. Neither changes a
+// replay of the studies above (MobileNet on two threads: 21 within 10%
+// becomes 20, 16 within 5% and the mean as before).
+//
 // It is cheap (a walk of the tile tree), so the tuner can rank hundreds of
 // candidates with it and measure only the best-ranked ones.
 //
@@ -161,7 +176,8 @@ public:
                                 const spec::Spec &spec);
   /// The times an accumulation region starts new runs of the output, where
   /// the output is larger than the outermost cache (it streams from
-  /// memory); 0 otherwise.
+  /// memory); 0 otherwise. A Tfused's loops continue runs as the serial
+  /// loops they are within each worker's block.
   double outputStreams(const scheme::TileTree &tree,
                        const spec::Spec &spec) const;
   /// The cycles `starts` of output runs wait beyond what the multiply-adds,

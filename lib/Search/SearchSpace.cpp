@@ -67,6 +67,17 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
       std::find(family.unrolled.begin(), family.unrolled.end(),
                 family.combinationDim) -
       family.unrolled.begin());
+  const std::vector<int> inputs = spec.inputIndices();
+  for (const spec::TensorAxis &axis : spec.output().axes)
+    for (size_t d = 0; d < spec.dims.size(); ++d) {
+      const auto dim = static_cast<spec::DimId>(d);
+      if (axis.index.uses(dim) && !std::ranges::count(batchDims_, dim) &&
+          !std::ranges::count(familyDims_, dim) &&
+          dim != spec.dimId(family.reuseDim) &&
+          std::ranges::all_of(inputs,
+                              [&](int t) { return spec.tensors[t].uses(dim); }))
+        batchDims_.push_back(dim);
+    }
   for (int t : spec.inputIndices()) {
     const spec::Tensor &tensor = spec.tensors[t];
     if (!tensor.uses(spec.dimId(family.vectorDim)))
@@ -251,9 +262,10 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
   while (true) {
     std::vector<std::pair<spec::DimId, int64_t>> pairs;
     for (size_t d = 0; d < remaining.size(); ++d)
-      for (int64_t factor : divisorsOf(remaining[d]))
-        if (factor > 1)
-          pairs.emplace_back(static_cast<spec::DimId>(d), factor);
+      if (!std::ranges::count(batchDims_, static_cast<spec::DimId>(d)))
+        for (int64_t factor : divisorsOf(remaining[d]))
+          if (factor > 1)
+            pairs.emplace_back(static_cast<spec::DimId>(d), factor);
     if (pairs.empty())
       break;
     if (family_.vectorLoopsInnermost && remaining[vector] > 1)
@@ -268,6 +280,10 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
     levels.insert(levels.begin() + static_cast<std::ptrdiff_t>(position(random)),
                   *choice.combination);
   }
+  for (auto batch = batchDims_.rbegin(); batch != batchDims_.rend(); ++batch)
+    if (remaining[*batch] > 1)
+      levels.insert(levels.begin(),
+                    scheme::TAtom{remaining[*batch], spec_.dims[*batch].name});
 
   scheme::Scheme scheme;
   scheme.atoms = std::move(levels);

@@ -307,5 +307,57 @@ TEST(DataMovementModel, PrefetchersFollowStridesWithinAPage) {
   EXPECT_DOUBLE_EQ(starts(2048), 256 * 128);
 }
 
+// A Tfused runs its loops nested, the last innermost: over 256 items of
+// 64 x 64 x 32, each item's 32 KiB fit a 64 KiB cache, and a Tfused that
+// walks the items outermost brings each once, as the serial nest does; one
+// whose halves of j lie outside the items brings A twice.
+TEST(DataMovementModel, TfusedLoopsMoveDataInTheirNestedOrder) {
+  spec::MatMulShape shape;
+  shape.batch = 256;
+  shape.M = shape.N = 64;
+  shape.K = 32;
+  spec::Spec spec = spec::matmul(shape);
+  DataMovementModel model(std::vector<CacheModelLevel>{{64 << 10, 64.0}});
+  auto moved = [&](const std::string &loops) {
+    return model.movement(
+        scheme::validateScheme(
+            scheme::parseScheme(loops + " Hoist(k) T(32,k) U(8,i) U(2,j) V(j)"),
+            spec, 16),
+        spec)[0];
+  };
+  const double item = (2 * 64 * 32 + 64 * 64) * 4;
+  EXPECT_DOUBLE_EQ(moved("Tfused([(b,256),(j,2),(i,8)])"), 256 * item);
+  EXPECT_DOUBLE_EQ(moved("T(256,b) T(2,j) T(8,i)"), 256 * item);
+  EXPECT_DOUBLE_EQ(moved("Tfused([(j,2),(b,256),(i,8)])"),
+                   256 * (item + 64 * 32 * 4));
+}
+
+// Rows that are not whole lines continue the runs too where the region's
+// tile lies within a page: 6 rows of 48 floats, 288 bytes apart (every
+// other row starts mid-line), of 64 items of 72 x 72 (1.3 MB, beyond the
+// 64 KiB cache). The loop over i steps to the next 6 rows: each item's
+// two column tiles start one run each, not 12. Rows 4320 bytes apart
+// (N = 1080) span more than a page: every region starts its own.
+TEST(DataMovementModel, RegionsWithinAPageContinueRowsOfPartLines) {
+  DataMovementModel model(std::vector<CacheModelLevel>{{64 << 10, 64.0}});
+  auto starts = [&](int64_t N) {
+    spec::MatMulShape shape;
+    shape.batch = 64;
+    shape.M = 72;
+    shape.N = N;
+    shape.K = 26;
+    spec::Spec spec = spec::matmul(shape);
+    return model.outputStreams(
+        scheme::validateScheme(
+            scheme::parseScheme("T(64,b) T(" + std::to_string((N + 47) / 48) +
+                                ",j) T(12,i) Hoist(k) T(26,k) U(6,i) U(3,j) "
+                                "V(j)"),
+            spec, 16),
+        spec);
+  };
+  EXPECT_DOUBLE_EQ(starts(72), 64 * 2);
+  EXPECT_DOUBLE_EQ(starts(1080), 64 * 23 * 12);
+}
+
 } // namespace
 } // namespace ttile::search

@@ -311,6 +311,53 @@ TEST(SearchSpace, FallbackWithoutAnyClass) {
   EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
 }
 
+// A batched matmul's items: every tensor of the product has its own, so a
+// loop over them carries no reuse. Each candidate has one loop over them,
+// at the top: a T, the Tpar, or the first loop of the Tfused.
+TEST(SearchSpace, BatchItemsAreOneLoopAtTheTop) {
+  spec::MatMulShape shape;
+  shape.batch = 8192;
+  shape.M = shape.N = 72;
+  shape.K = 26;
+  shape.bias = true; // bias[j] has no items, and changes nothing.
+  spec::Spec spec = spec::matmul(shape);
+  // Matmul classes in the family's order k, i, j (j in vectors), i left 0.
+  std::vector<MicrokernelClass> classes = {{{{1, 0, 3}}, {4, 6, 8}, 90},
+                                           {{{1, 0, 5}}, {3, 4}, 88}};
+  for (int workers : {1, 2}) {
+    SearchSpace space(spec, MicrokernelFamily::matmul(), classes, kWidth,
+                      kPackBudget, workers);
+    std::mt19937_64 random(3);
+    for (int n = 0; n < 60; ++n) {
+      scheme::Scheme scheme = space.sample(random);
+      std::string text = scheme::printScheme(scheme);
+      EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth)) << text;
+      int loopsOverItems = 0;
+      for (const scheme::Atom &atom : scheme.atoms)
+        std::visit(
+            [&](const auto &a) {
+              using A = std::decay_t<decltype(a)>;
+              if constexpr (std::is_same_v<A, scheme::TfusedAtom>) {
+                for (const auto &[dim, count] : a.loops)
+                  loopsOverItems += dim == "b";
+              } else if constexpr (std::is_same_v<A, scheme::TAtom> ||
+                                   std::is_same_v<A, scheme::TparAtom>) {
+                loopsOverItems += a.dim == "b";
+              }
+            },
+            atom);
+      EXPECT_EQ(loopsOverItems, 1) << text;
+      const scheme::Atom &top = scheme.atoms.front();
+      const auto *t = std::get_if<scheme::TAtom>(&top);
+      const auto *tpar = std::get_if<scheme::TparAtom>(&top);
+      const auto *tfused = std::get_if<scheme::TfusedAtom>(&top);
+      EXPECT_TRUE((t && t->dim == "b") || (tpar && tpar->dim == "b") ||
+                  (tfused && tfused->loops.front().first == "b"))
+          << text;
+    }
+  }
+}
+
 TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   // MobileNet's 3x3 depthwise layer at 7x7 with 1024 channels and padding:
   // w = 7 takes the 7-wide classes, and every sample validates.

@@ -157,7 +157,8 @@ public:
   /// vectors (its innermost axis is not the source's contiguous one).
   static constexpr double kElementCopyCycles = 1;
   /// What starting a parallel loop costs beyond its iterations: the pool's
-  /// fork and join (Support/ThreadPool.cpp), 130 ns on two Zen 5 workers.
+  /// fork and join (Support/ThreadPool.cpp), 130 ns on two Zen 5 workers
+  /// (`ttile-bench fork-join`).
   static constexpr double kForkJoinCycles = 500;
   /// Two FMAs of two flops per lane and cycle: the peak the innermost
   /// level's fills overlap.

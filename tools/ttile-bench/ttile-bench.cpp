@@ -18,6 +18,7 @@
 //   ttile-bench contraction (--set NAME | --einsum E --sizes S)... [--case
 //   N]...
 //                           [--threads N] [--trials N] [--rounds N] [--json F]
+//   ttile-bench fork-join [--threads N]
 //
 // warm-start: what an application pays, in a new process, to construct a
 // Conv2D whose kernel is in the cache and run it once, beyond the kernel's
@@ -59,6 +60,10 @@
 // tools/Common/ContractionShapes.h (--case N keeps the TCCG case N of a
 // set, repeatable), --einsum takes numpy's or TCCG's notation.
 //
+// fork-join: an empty parallel loop on ttile's pool of --threads workers
+// (default 2), and a cache line's round trip between two threads, its
+// floor (ForkJoin.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Compare.h"
@@ -66,6 +71,7 @@
 #include "ContractionBench.h"
 #include "Convergence.h"
 #include "EpilogueCost.h"
+#include "ForkJoin.h"
 #include "LayerDescriptor.h"
 #include "Machine.h"
 #include "MatMulBench.h"
@@ -647,9 +653,18 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 100));
   contraction->add_option("--json", options.json, "write the figures as JSON");
 
+  CLI::App *forkJoin = app.add_subcommand(
+      "fork-join", "what starting a parallel loop costs on ttile's pool");
+  forkJoin->add_option("--threads", options.threads, "workers of the pool")
+      ->check(CLI::Range(2, 1024));
+
   return tools::runTool(app, argc, argv, [&] {
+    if (*forkJoin && forkJoin->count("--threads") == 0)
+      options.threads = 2;
     // Before anything starts ttile's thread pool, which reads it once.
     setenv("TTILE_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
+    if (*forkJoin)
+      return bench::benchForkJoin();
     if (*contraction) {
       std::vector<tools::NamedContraction> problems = contractionsOf(options);
       if (problems.empty())

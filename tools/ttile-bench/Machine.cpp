@@ -7,6 +7,7 @@
 #include "Measure/MemoryBandwidth.h"
 #include "Measure/PeakProbe.h"
 #include "Support/Host.h"
+#include "Support/ThreadPool.h"
 #include "ttile/Version.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -78,6 +79,15 @@ nlohmann::json toJson(const Machine &machine) {
           {"llvm", machine.llvmVersion},
           {"onednn", machine.onednnVersion},
           {"loadAverage", machine.loadAverage}};
+}
+
+std::string describeThreads(int asked) {
+  const int workers = workerCount();
+  if (workers >= asked)
+    return fmt::format("{} thread(s)", asked);
+  return fmt::format("{} thread(s) asked; ttile's pool runs {} worker{}, the "
+                     "CPUs this process may use",
+                     asked, workers, workers == 1 ? "" : "s");
 }
 
 } // namespace ttile::bench

@@ -37,6 +37,12 @@ std::string describe(const Machine &machine);
 
 nlohmann::json toJson(const Machine &machine);
 
+/// "2 thread(s)", the threads every library was asked for; where ttile's
+/// pool runs fewer (it never runs more workers than the CPUs this process
+/// may use, Support/AvailableCpus.h), it says so: "2 thread(s) asked;
+/// ttile's pool runs 1 worker, the CPUs this process may use".
+std::string describeThreads(int asked);
+
 } // namespace ttile::bench
 
 #endif // TTILE_TOOLS_TTILE_BENCH_MACHINE_H

@@ -191,8 +191,8 @@ bool benchAgainstPeers(size_t count,
                        const PeerList &peers,
                        const PeerBenchOptions &options) {
   const Machine machine = thisMachine();
-  std::printf("%s; %d thread(s)\n", describe(machine).c_str(),
-              options.threads);
+  std::printf("%s; %s\n", describe(machine).c_str(),
+              describeThreads(options.threads).c_str());
   for (const auto &[name, version] : peers.loaded)
     std::printf("peer %s: %s\n", name.c_str(), version.c_str());
   for (const std::string &note : peers.notes)

@@ -322,12 +322,12 @@ int runCompare(const Options &options) {
     bench::setOneDnnThreads(options.threads);
 
   const bench::Machine machine = bench::thisMachine();
-  std::printf("%s\n%d thread(s), layout %s, ttile's weights %s, %d trial(s) "
+  std::printf("%s\n%s, layout %s, ttile's weights %s, %d trial(s) "
               "per layer not yet tuned%s\n",
-              bench::describe(machine).c_str(), options.threads,
+              bench::describe(machine).c_str(),
+              bench::describeThreads(options.threads).c_str(),
               options.layout.c_str(),
-              compare.constantWeights ? "constant" : "per run",
-              compare.trials,
+              compare.constantWeights ? "constant" : "per run", compare.trials,
               options.offsetBytes
                   ? (", buffers " + std::to_string(options.offsetBytes) +
                      " bytes past a 64-byte line")

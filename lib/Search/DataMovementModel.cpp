@@ -180,7 +180,7 @@ TileLines footprint(const std::vector<int64_t> &extent, const spec::Spec &spec,
 /// innermost (Scheme/Scheme.h), each worker a contiguous block of them.
 std::vector<int64_t> innerLoopsExtent(const scheme::TileNode &node,
                                       size_t from) {
-  if (from == 0 || node.children.empty())
+  if (from == 0)
     return node.extent;
   std::vector<int64_t> extent = node.child().extent;
   for (size_t k = from; k < node.loops.size(); ++k)

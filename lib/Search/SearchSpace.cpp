@@ -40,6 +40,25 @@ const T &pickUniform(const std::vector<T> &items, std::mt19937_64 &random) {
   return items[index(random)];
 }
 
+/// The dimensions of `spec` that the output and every input use, but
+/// `microkernelDims`, in the output's order (SearchSpace.h, batchDims_).
+std::vector<spec::DimId>
+batchDimensions(const spec::Spec &spec,
+                const std::vector<spec::DimId> &microkernelDims) {
+  const std::vector<int> inputs = spec.inputIndices();
+  std::vector<spec::DimId> batch;
+  for (const spec::TensorAxis &axis : spec.output().axes)
+    for (size_t d = 0; d < spec.dims.size(); ++d) {
+      const auto dim = static_cast<spec::DimId>(d);
+      if (axis.index.uses(dim) && !std::ranges::count(batch, dim) &&
+          !std::ranges::count(microkernelDims, dim) &&
+          std::ranges::all_of(inputs,
+                              [&](int t) { return spec.tensors[t].uses(dim); }))
+        batch.push_back(dim);
+    }
+  return batch;
+}
+
 } // namespace
 
 std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
@@ -67,17 +86,7 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
       std::find(family.unrolled.begin(), family.unrolled.end(),
                 family.combinationDim) -
       family.unrolled.begin());
-  const std::vector<int> inputs = spec.inputIndices();
-  for (const spec::TensorAxis &axis : spec.output().axes)
-    for (size_t d = 0; d < spec.dims.size(); ++d) {
-      const auto dim = static_cast<spec::DimId>(d);
-      if (axis.index.uses(dim) && !std::ranges::count(batchDims_, dim) &&
-          !std::ranges::count(familyDims_, dim) &&
-          dim != spec.dimId(family.reuseDim) &&
-          std::ranges::all_of(inputs,
-                              [&](int t) { return spec.tensors[t].uses(dim); }))
-        batchDims_.push_back(dim);
-    }
+  batchDims_ = batchDimensions(spec, familyDims_);
   for (int t : spec.inputIndices()) {
     const spec::Tensor &tensor = spec.tensors[t];
     if (!tensor.uses(spec.dimId(family.vectorDim)))

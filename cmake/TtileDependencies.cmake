@@ -65,6 +65,30 @@ else()
   message(STATUS "ttile: oneDNN not found; ttile-bench measures ttile alone")
 endif()
 
+# libxsmm: a peer of `ttile-bench matmul` on small products. Debian 12's
+# libxsmm-dev (1.17) has static libraries only, so it is linked, with
+# libxsmmnoblas, whose stubs stand in for the BLAS that libxsmm's fallback
+# would call (the bench measures its dispatched kernels only). Left out of
+# the sanitizer trees, like oneDNN.
+set(TTILE_HAVE_LIBXSMM OFF)
+if(NOT TTILE_ENABLE_SANITIZERS AND NOT TTILE_ENABLE_TSAN)
+  find_path(LIBXSMM_INCLUDE_DIR libxsmm.h)
+  find_library(LIBXSMM_LIBRARY xsmm)
+  find_library(LIBXSMM_NOBLAS_LIBRARY xsmmnoblas)
+  if(LIBXSMM_INCLUDE_DIR AND LIBXSMM_LIBRARY AND LIBXSMM_NOBLAS_LIBRARY)
+    set(TTILE_HAVE_LIBXSMM ON)
+    add_library(ttile_libxsmm INTERFACE)
+    target_include_directories(ttile_libxsmm SYSTEM INTERFACE ${LIBXSMM_INCLUDE_DIR})
+    target_link_libraries(ttile_libxsmm INTERFACE ${LIBXSMM_LIBRARY}
+      ${LIBXSMM_NOBLAS_LIBRARY} Threads::Threads rt ${CMAKE_DL_LIBS} m)
+  endif()
+endif()
+if(TTILE_HAVE_LIBXSMM)
+  message(STATUS "ttile: libxsmm found (${LIBXSMM_LIBRARY}); ttile-bench matmul compares with it")
+else()
+  message(STATUS "ttile: libxsmm not found; ttile-bench matmul runs without it")
+endif()
+
 # Eigen's Tensor contraction: a peer of `ttile-bench contraction`, header
 # only, and heavy to compile; left out of the sanitizer trees, like oneDNN.
 set(TTILE_HAVE_EIGEN OFF)

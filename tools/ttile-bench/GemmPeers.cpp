@@ -79,18 +79,13 @@ public:
 
   void run(const MatMulParams &p, const float *A, const float *B,
            float *C) const override {
-    const int64_t lda = p.lda ? p.lda : (p.transA ? p.M : p.K);
-    const int64_t ldb = p.ldb ? p.ldb : (p.transB ? p.K : p.N);
-    const int64_t ldc = p.ldc ? p.ldc : p.N;
-    const int64_t strideA = p.strideA ? p.strideA : (p.transA ? p.K : p.M) * lda;
-    const int64_t strideB =
-        p.broadcastB ? 0 : (p.strideB ? p.strideB : (p.transB ? p.N : p.K) * ldb);
-    const int64_t strideC = p.strideC ? p.strideC : p.M * ldc;
+    const GemmStrides s = gemmStrides(p);
+    const int64_t strideB = p.broadcastB ? 0 : s.strideB;
     for (int64_t item = 0; item < p.batch; ++item)
       sgemm_(kRowMajor, p.transA ? kTrans : kNoTrans,
              p.transB ? kTrans : kNoTrans, int(p.M), int(p.N), int(p.K), 1.0f,
-             A + item * strideA, int(lda), B + item * strideB, int(ldb), 0.0f,
-             C + item * strideC, int(ldc));
+             A + item * s.strideA, int(s.lda), B + item * strideB, int(s.ldb),
+             0.0f, C + item * s.strideC, int(s.ldc));
   }
 
 private:
@@ -115,6 +110,17 @@ void chooseBlasKernels() {
 }
 
 } // namespace
+
+GemmStrides gemmStrides(const MatMulParams &p) {
+  GemmStrides s;
+  s.lda = p.lda ? p.lda : (p.transA ? p.M : p.K);
+  s.ldb = p.ldb ? p.ldb : (p.transB ? p.K : p.N);
+  s.ldc = p.ldc ? p.ldc : p.N;
+  s.strideA = p.strideA ? p.strideA : (p.transA ? p.K : p.M) * s.lda;
+  s.strideB = p.strideB ? p.strideB : (p.transB ? p.N : p.K) * s.ldb;
+  s.strideC = p.strideC ? p.strideC : p.M * s.ldc;
+  return s;
+}
 
 std::string blasKernelChoice() {
   auto value = [](const char *name) {

@@ -47,6 +47,19 @@ public:
 /// without oneDNN.
 std::unique_ptr<GemmPeer> oneDnnMatMulPeer();
 
+/// libxsmm's JIT-compiled small-matrix kernel for the problem, on the
+/// calling thread: its dispatch, which declines what it has no kernel for,
+/// rather than its BLAS fallback. Throws ttile::Error when ttile-bench was
+/// built without libxsmm, or for more than one thread.
+std::unique_ptr<GemmPeer> libxsmmPeer(int threads);
+
+/// Each operand's row stride and item stride as stored: the params', or the
+/// dense ones where those are 0. strideB is B's whatever broadcastB says.
+struct GemmStrides {
+  int64_t lda, ldb, ldc, strideA, strideB, strideC;
+};
+GemmStrides gemmStrides(const MatMulParams &params);
+
 /// A library that could not be loaded, and why.
 struct MissingPeer {
   std::string name, reason;

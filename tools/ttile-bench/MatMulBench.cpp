@@ -19,6 +19,11 @@ GemmPeers allGemmPeers(int threads) {
   } catch (const Error &error) {
     peers.missing.push_back({"oneDNN", error.what()});
   }
+  try {
+    peers.loaded.push_back(libxsmmPeer(threads));
+  } catch (const Error &error) {
+    peers.missing.push_back({"libxsmm", error.what()});
+  }
   return peers;
 }
 

@@ -38,19 +38,11 @@ public:
   std::string version() const override { return oneDnnVersion(); }
 
   void prepare(const MatMulParams &p) override {
-    // Each operand's row stride and item stride as stored.
-    const int64_t aColumns = p.transA ? p.M : p.K;
-    const int64_t bColumns = p.transB ? p.K : p.N;
-    const int64_t lda = p.lda ? p.lda : aColumns;
-    const int64_t ldb = p.ldb ? p.ldb : bColumns;
-    const int64_t ldc = p.ldc ? p.ldc : p.N;
-    const int64_t strideA = p.strideA ? p.strideA : (p.transA ? p.K : p.M) * lda;
-    const int64_t strideB = p.strideB ? p.strideB : (p.transB ? p.N : p.K) * ldb;
-    const int64_t strideC = p.strideC ? p.strideC : p.M * ldc;
-    memory::desc a = matrix(p.batch, p.M, p.K, lda, strideA, p.transA);
-    memory::desc b = matrix(p.broadcastB ? 1 : p.batch, p.K, p.N, ldb, strideB,
-                            p.transB);
-    memory::desc c = matrix(p.batch, p.M, p.N, ldc, strideC, false);
+    const GemmStrides s = gemmStrides(p);
+    memory::desc a = matrix(p.batch, p.M, p.K, s.lda, s.strideA, p.transA);
+    memory::desc b = matrix(p.broadcastB ? 1 : p.batch, p.K, p.N, s.ldb,
+                            s.strideB, p.transB);
+    memory::desc c = matrix(p.batch, p.M, p.N, s.ldc, s.strideC, false);
     try {
       primitive_.emplace(dnnl::matmul::primitive_desc(engine_, a, b, c));
     } catch (const dnnl::error &error) {

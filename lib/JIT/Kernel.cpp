@@ -100,24 +100,30 @@ void Kernel::layOutConstant(int tensor, const float *values,
 }
 
 void Kernel::run(std::span<float *const> tensors) const {
-  if (tensors.size() != spec_.tensors.size())
+  if (tensors.size() != spec_.tensors.size()) [[unlikely]]
     throw Error("kernel expects " + std::to_string(spec_.tensors.size()) +
                 " buffers, got " + std::to_string(tensors.size()));
-  // No allocation per call: tuning times runs of a few microseconds.
-  llvm::SmallVector<void *, 8> arguments;
+  // No allocation per call: tuning times runs of a few microseconds, and a
+  // small matmul's run() takes tens of nanoseconds.
+  llvm::SmallVector<void *, 8> arguments(tensors.size() + 1);
   for (size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i])
+    if (!tensors[i]) [[unlikely]]
       throw Error("buffer for tensor " + spec_.tensors[i].name + " is null");
-    arguments.push_back(tensors[i]);
+    arguments[i] = tensors[i];
   }
+  // A kernel without packs reads no scratch: no thread_local lookup then.
+  arguments.back() = scratch_.perWorkerBytes || scratch_.sharedBytes
+                         ? scratchOfThisThread()
+                         : nullptr;
+  code_->entry()(arguments.data());
+}
+
+void *Kernel::scratchOfThisThread() const {
   // Only a kernel with packs inside a parallel loop needs the worker count,
   // and asking starts the worker threads.
-  int64_t scratchBytes = scratch_.perWorkerBytes
-                             ? scratch_.bytesFor(workerCount())
-                             : scratch_.sharedBytes;
-  // A kernel without packs reads no scratch: no thread_local lookup then.
-  arguments.push_back(scratchBytes ? threadScratch(scratchBytes) : nullptr);
-  code_->entry()(arguments.data());
+  return threadScratch(scratch_.perWorkerBytes
+                           ? scratch_.bytesFor(workerCount())
+                           : scratch_.sharedBytes);
 }
 
 Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,

@@ -74,6 +74,10 @@ public:
   const std::string &objectCode() const { return objectCode_; }
 
 private:
+  /// The scratch buffer of the calling thread, for a kernel with packs: out
+  /// of line, so that a run without them pays nothing for it.
+  [[gnu::noinline]] void *scratchOfThisThread() const;
+
   friend Kernel compileKernel(const spec::Spec &, const scheme::Scheme &,
                               const CompileOptions &);
   friend Kernel linkKernel(const spec::Spec &, const scheme::Scheme &,

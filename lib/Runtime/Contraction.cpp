@@ -75,10 +75,11 @@ void Contraction::run(const RunArgs &args) const {
   ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] {
     runtime::checkRunArgs(impl_->problem.runShape(), args);
-    RunArgs kernelArgs = args;
-    kernelArgs.input = impl_->kernelOperand(0, args.input);
-    if (args.weights)
-      kernelArgs.weights = impl_->kernelOperand(1, args.weights);
+    // The buffers alone: a copy of args would copy its parallelFor too.
+    RunArgs kernelArgs{impl_->kernelOperand(0, args.input),
+                       args.weights ? impl_->kernelOperand(1, args.weights)
+                                    : nullptr,
+                       nullptr, args.residual, args.output};
     const std::optional<runtime::VectorIndexFusion> &fusion =
         impl_->problem.fusion();
     const bool reordersOutput = fusion && fusion->copiesOutput();

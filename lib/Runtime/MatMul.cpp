@@ -64,9 +64,10 @@ void MatMul::run(const RunArgs &args) const {
   ScopedTaskRunner engineThreads(args.parallelFor);
   runtime::withOutOfMemoryAsError("run()", [&] {
     runtime::checkRunArgs(impl_->problem.runShape(), args);
-    RunArgs kernelArgs = args;
-    kernelArgs.bias = impl_->zeroBias.orZeros(args.bias);
-    impl_->core.run(kernelArgs);
+    // The buffers alone: a copy of args would copy its parallelFor too.
+    impl_->core.run(RunArgs{args.input, args.weights,
+                            impl_->zeroBias.orZeros(args.bias), args.residual,
+                            args.output});
   });
 }
 

@@ -30,6 +30,11 @@ RoleBinding::RoleBinding(const spec::Spec &spec)
                     std::to_string(inputs.size()) +
                     " inputs; an operator binds exactly two",
                 ErrorCode::Internal);
+  if (tensorCount_ > kRoleCount)
+    throw Error("the " + spec.name + " spec has " +
+                    std::to_string(tensorCount_) +
+                    " tensors; an operator binds one per role",
+                ErrorCode::Internal);
   tensors_[static_cast<int>(Role::Output)] = 0;
   tensors_[static_cast<int>(Role::Input)] = inputs[0];
   tensors_[static_cast<int>(Role::Weights)] = inputs[1];
@@ -37,26 +42,32 @@ RoleBinding::RoleBinding(const spec::Spec &spec)
   tensors_[static_cast<int>(Role::Residual)] = spec.residualIndex();
 }
 
-llvm::SmallVector<float *, kRoleCount>
-RoleBinding::arguments(const RunArgs &buffers) const {
-  // Kernels take every buffer as float * and write the output only.
-  const float *const byRole[kRoleCount] = {buffers.output, buffers.input,
-                                           buffers.weights, buffers.bias,
-                                           buffers.residual};
-  llvm::SmallVector<float *, kRoleCount> arguments(
-      static_cast<size_t>(tensorCount_), nullptr);
-  for (int role = 0; role < kRoleCount; ++role)
-    if (tensors_[role])
-      arguments[static_cast<size_t>(*tensors_[role])] =
-          const_cast<float *>(byRole[role]);
-  return arguments;
-}
+namespace {
 
-void checkBuffer(const void *buffer, std::string_view role) {
+// The throws of the checks below, out of line: run() checks every call,
+// and the checks that pass, a few comparisons, are then all it pays.
+[[noreturn, gnu::cold, gnu::noinline]] void
+throwBadBuffer(const void *buffer, std::string_view role) {
   if (!buffer)
     throw Error(std::string(role) + " is null");
-  if (reinterpret_cast<uintptr_t>(buffer) % alignof(float) != 0)
-    throw Error(std::string(role) + " is not aligned for float (4 bytes)");
+  throw Error(std::string(role) + " is not aligned for float (4 bytes)");
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throwOverlap(std::string_view a,
+                                                         std::string_view b) {
+  throw Error(std::string(a) + " overlaps " + std::string(b));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throwMessage(std::string message) {
+  throw Error(std::move(message));
+}
+
+} // namespace
+
+void checkBuffer(const void *buffer, std::string_view role) {
+  if (!buffer || reinterpret_cast<uintptr_t>(buffer) % alignof(float) != 0)
+      [[unlikely]]
+    throwBadBuffer(buffer, role);
 }
 
 bool buffersOverlap(const float *a, int64_t aElements, const float *b,
@@ -72,19 +83,17 @@ bool buffersOverlap(const float *a, int64_t aElements, const float *b,
 void checkRunArgs(const RunShape &shape, const RunArgs &args) {
   checkBuffer(args.output, shape.outputName);
   checkBuffer(args.input, shape.inputName);
-  // Messages are built only on failure: run() checks every call.
   auto checkApart = [&](const float *other, int64_t elements,
                         std::string_view name) {
-    if (buffersOverlap(args.output, shape.output, other, elements))
-      throw Error(std::string(shape.outputName) + " overlaps " +
-                  std::string(name));
+    if (buffersOverlap(args.output, shape.output, other, elements)) [[unlikely]]
+      throwOverlap(shape.outputName, name);
   };
   checkApart(args.input, shape.input, shape.inputName);
   if (shape.constantWeights) {
-    if (args.weights)
-      throw Error(std::string(shape.weightsName) +
-                  " must be null: its values are constant, given once to "
-                  "setWeights()");
+    if (args.weights) [[unlikely]]
+      throwMessage(std::string(shape.weightsName) +
+                   " must be null: its values are constant, given once to "
+                   "setWeights()");
   } else {
     checkBuffer(args.weights, shape.weightsName);
     checkApart(args.weights, shape.weights, shape.weightsName);
@@ -94,19 +103,20 @@ void checkRunArgs(const RunShape &shape, const RunArgs &args) {
     checkApart(args.bias, shape.bias, "bias");
   }
   if (!shape.residual) {
-    if (args.residual)
-      throw Error("a residual was given, but this operator was created "
-                  "without one (residual = false)");
+    if (args.residual) [[unlikely]]
+      throwMessage("a residual was given, but this operator was created "
+                   "without one (residual = false)");
     return;
   }
-  if (!args.residual)
-    throw Error("residual is null: this operator adds one (residual = true)");
+  if (!args.residual) [[unlikely]]
+    throwMessage("residual is null: this operator adds one (residual = true)");
   checkBuffer(args.residual, "residual");
   if (args.residual != args.output &&
       buffersOverlap(args.output, shape.output, args.residual, shape.output))
-    throw Error(std::string(shape.outputName) +
-                " overlaps residual (it may be the " +
-                std::string(shape.outputName) + " itself, not part of it)");
+      [[unlikely]]
+    throwMessage(std::string(shape.outputName) +
+                 " overlaps residual (it may be the " +
+                 std::string(shape.outputName) + " itself, not part of it)");
 }
 
 } // namespace ttile::runtime

@@ -104,9 +104,7 @@ TunedKernel::TunedKernel(const OperatorProblem &problem)
       constantWeights_(
           problem.spec().tensors[*roles_.tensorOf(Role::Weights)].constant) {}
 
-const jit::Kernel &TunedKernel::kernelForRun() {
-  if (const jit::Kernel *current = current_.load(std::memory_order_acquire))
-    return *current;
+const jit::Kernel &TunedKernel::firstKernel() {
   std::lock_guard lock(mutex_);
   if (!kernelsUsed_.empty()) // Published while this thread waited.
     return *kernelsUsed_.back();
@@ -262,9 +260,10 @@ void TunedKernel::setConstantWeights(const float *weights) {
   laidOutWeights_ = std::move(laidOut);
 }
 
-void TunedKernel::run(RunArgs buffers) {
+void TunedKernel::run(const RunArgs &buffers) {
   if (!constantWeights_) {
-    kernelForRun().run(roles_.arguments(buffers));
+    const std::array<float *, kRoleCount> arguments = roles_.arguments(buffers);
+    kernelForRun().run(std::span(arguments).first(roles_.tensorCount()));
     return;
   }
   std::shared_ptr<const measure::AlignedBuffer> weights;
@@ -277,8 +276,10 @@ void TunedKernel::run(RunArgs buffers) {
                 "first");
   // The kernel they were laid out for: setWeights() picked it, and tune()
   // refuses to replace it once weights are set.
-  buffers.weights = weights->data();
-  kernelForRun().run(roles_.arguments(buffers));
+  std::array<float *, kRoleCount> arguments = roles_.arguments(buffers);
+  arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
+      const_cast<float *>(weights->data());
+  kernelForRun().run(std::span(arguments).first(roles_.tensorCount()));
 }
 
 std::string TunedKernel::scheme() {

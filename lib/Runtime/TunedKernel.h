@@ -56,7 +56,7 @@ public:
   /// Runs the kernel in use on `buffers`, in the kernel's layout by role;
   /// with constant weights, `buffers.weights` is ignored and the weights
   /// of setConstantWeights() are read. Throws before those are set.
-  void run(RunArgs buffers);
+  void run(const RunArgs &buffers);
 
   std::string scheme();
   TuneInfo info() const;
@@ -68,9 +68,17 @@ private:
     std::shared_ptr<const jit::Kernel> kernel;
     TuneInfo info;
   };
-  /// The kernel to run: the one in use, else the cached winner, else the
-  /// untuned choice, compiled once whatever the number of threads asking.
-  const jit::Kernel &kernelForRun();
+  /// The kernel to run: the one in use (inline: one atomic load on every
+  /// run), else firstKernel().
+  const jit::Kernel &kernelForRun() {
+    if (const jit::Kernel *current = current_.load(std::memory_order_acquire))
+        [[likely]]
+      return *current;
+    return firstKernel();
+  }
+  /// The cached winner, else the untuned choice, compiled once whatever the
+  /// number of threads asking.
+  const jit::Kernel &firstKernel();
   /// Makes `kernel` the one in use; the caller holds mutex_.
   void publish(std::shared_ptr<const jit::Kernel> kernel);
   /// The cache's kernel for this problem, linked; none when there is none,

@@ -9,6 +9,7 @@
 #ifndef TTILE_RUNTIME_ZEROBIAS_H
 #define TTILE_RUNTIME_ZEROBIAS_H
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -19,20 +20,26 @@ class ZeroBias {
 public:
   explicit ZeroBias(int64_t elements) : elements_(elements) {}
 
-  /// `bias`, or zeros in its place when it is null. Thread-safe.
+  /// `bias`, or zeros in its place when it is null. Thread-safe. Once
+  /// they are allocated, an atomic load: std::call_once would also write
+  /// thread-locals on every call.
   const float *orZeros(const float *bias) {
     if (bias)
       return bias;
-    std::call_once(allocated_, [&] {
-      zeros_.assign(static_cast<size_t>(elements_), 0.0f);
-    });
-    return zeros_.data();
+    if (const float *zeros = zeros_.load(std::memory_order_acquire))
+      return zeros;
+    std::lock_guard lock(mutex_);
+    if (storage_.empty())
+      storage_.assign(static_cast<size_t>(elements_), 0.0f);
+    zeros_.store(storage_.data(), std::memory_order_release);
+    return storage_.data();
   }
 
 private:
   int64_t elements_;
-  std::once_flag allocated_;
-  std::vector<float> zeros_;
+  std::mutex mutex_;
+  std::vector<float> storage_;
+  std::atomic<const float *> zeros_ = nullptr;
 };
 
 } // namespace ttile::runtime

@@ -273,13 +273,18 @@ void runOnTasks(const TaskRunner &runner, Body body, void *context,
 
 int workerCount() { return pool().workers(); }
 
-ScopedTaskRunner::ScopedTaskRunner(const TaskRunner &runner)
-    : previous_(currentRunner) {
-  if (runner)
-    currentRunner = &runner;
+ScopedTaskRunner::ScopedTaskRunner(const TaskRunner &runner) {
+  if (!runner)
+    return;
+  installed_ = true;
+  previous_ = currentRunner;
+  currentRunner = &runner;
 }
 
-ScopedTaskRunner::~ScopedTaskRunner() { currentRunner = previous_; }
+ScopedTaskRunner::~ScopedTaskRunner() {
+  if (installed_)
+    currentRunner = previous_;
+}
 
 } // namespace ttile
 

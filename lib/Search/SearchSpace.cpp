@@ -114,8 +114,44 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
   }
   for (const MicrokernelClass &microkernelClass : classes)
     addDividingChoices(microkernelClass);
+  // A problem smaller than the classes' microkernels (13 columns where they
+  // have two vectors or more, 13 reductions where they unroll 2): each
+  // class serves cut to the problem, where it divides it. Without this,
+  // 32x13x13 had the fallback alone, one candidate for 20 trials, at 118
+  // GFLOP/s where 4 x U(8,i) and 2 x 9 + 2 x 7 rows ran at 147.
+  if (choices_.empty()) {
+    for (const MicrokernelClass &microkernelClass : classes)
+      addDividingChoices(cutToProblem(microkernelClass));
+    std::vector<std::string> seen;
+    std::erase_if(choices_, [&](const MicrokernelChoice &choice) {
+      std::string text = choice.str(family_);
+      if (std::ranges::count(seen, text))
+        return true;
+      seen.push_back(std::move(text));
+      return false;
+    });
+  }
   if (choices_.empty())
     choices_.push_back(fallback(classes));
+}
+
+MicrokernelClass
+SearchSpace::cutToProblem(const MicrokernelClass &microkernelClass) const {
+  MicrokernelClass cut = microkernelClass;
+  for (size_t i = 0; i < familyDims_.size(); ++i) {
+    if (i == combinationIndex_)
+      continue; // Its sizes are drawn, divided or combined, as they are.
+    int64_t &factor = cut.shape.factors[i];
+    const int64_t extent = spec_.dims[familyDims_[i]].size;
+    if (family_.unrolled[i] == family_.vectorDim) {
+      factor = std::min(factor, ceilDiv(extent, vectorWidth_));
+    } else {
+      std::vector<int64_t> divisors = divisorsOf(extent);
+      factor = *std::prev(
+          std::upper_bound(divisors.begin(), divisors.end(), factor));
+    }
+  }
+  return cut;
 }
 
 std::vector<int64_t> SearchSpace::tileOf(const MicrokernelChoice &choice) const {

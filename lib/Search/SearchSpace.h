@@ -41,8 +41,12 @@
 //     share; the model (DataMovementModel.h) ranks them below.
 //
 // Sampling follows paper 6.1: draw a microkernel or combination uniformly,
-// then complete it at random. When nothing divides (a prime size below the
-// class range, a vector dimension that is no multiple of the width), the
+// then complete it at random. Where no class divides the problem, because
+// the problem is smaller than their microkernels (13 columns, one vector,
+// where every class has two; 13 reductions where they unroll 2), the
+// classes serve cut to it, each factor to what divides the problem (the
+// vectors to those it has), their combination sizes drawn as before. When
+// nothing divides even so (a prime size below the class range), the
 // fallback uses the best microkernel that fits, with masked partial tiles
 // (thesis 5.3.1): there is always a candidate.
 //
@@ -104,6 +108,10 @@ private:
   /// total along the combination dimension).
   std::vector<int64_t> tileOf(const MicrokernelChoice &choice) const;
   void addDividingChoices(const MicrokernelClass &microkernelClass);
+  /// The class with each factor but the combination dimension's cut to
+  /// the problem: the vectorized one to the vectors it has, the others to
+  /// the largest that divides their extent.
+  MicrokernelClass cutToProblem(const MicrokernelClass &microkernelClass) const;
   MicrokernelChoice fallback(const std::vector<MicrokernelClass> &classes) const;
   /// Inserts, with probability 1/2, a Pack of the packed tensor into
   /// `atoms` above index `end` (the reuse loop), at a position drawn among

@@ -62,6 +62,12 @@ constexpr int kLongKernelRepetitions = 1;
 /// 9-10 s of tuning instead of 7.
 constexpr double kHopelessSlowdown = 4.0;
 constexpr double kHopelessSlowdownLongKernel = 1.6;
+/// Only a first run this long says whether a candidate is hopeless. A
+/// shorter one is mostly the fixed cost of a first call into new code (its
+/// pages and cache lines): 1 us for a 32x13x13 kernel whose warm runs take
+/// 70 ns, which judged 19 of its 20 trials hopeless. And timing a short
+/// kernel costs little (MeasureOptions::minSeconds), so every one is timed.
+constexpr double kHopelessMinFirstRunSeconds = 50e-6;
 
 /// Candidates kept for the final comparison, and its rounds (see tune()).
 /// On a shared machine whose speed drifts by 5-10% over seconds, the
@@ -393,7 +399,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
           finalist.longKernel ? kHopelessSlowdownLongKernel : kHopelessSlowdown;
       double firstRunSeconds = finalist.checked.firstRunSeconds * slice.factor;
       bool gained = false;
-      if (!finalists.empty() &&
+      if (!finalists.empty() && firstRunSeconds > kHopelessMinFirstRunSeconds &&
           firstRunSeconds > hopeless * finalists.front().timing.medianSeconds) {
         log().debug("trial {}: first run {:.3f} ms, hopeless: {}", measured,
                     firstRunSeconds * 1e3, describe(finalist));

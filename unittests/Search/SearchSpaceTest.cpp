@@ -304,6 +304,37 @@ TEST(SearchSpace, SizesBelowEveryClassFallBackToPartialTiles) {
     EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
 }
 
+// 32x13x13: one vector of 13 columns where every class has two or four,
+// and 13 reductions where one class unrolls 2. The classes serve cut to
+// the problem (one vector, the reduction not unrolled), their row sizes
+// drawn as ever: 4 x U(8,i), or 2 x 9 + 2 x 7 rows, each choice once.
+TEST(SearchSpace, ClassesLargerThanTheProblemServeCutToIt) {
+  spec::Spec spec = spec::matmul(32, 13, 13);
+  // Matmul classes in the family's order k, i, j (j in vectors), i left 0.
+  std::vector<MicrokernelClass> classes = {
+      {{{2, 0, 2}}, {7, 8, 9, 10, 11, 12, 13, 14}, 96},
+      {{{1, 0, 4}}, {4, 5, 6, 7, 8}, 95}};
+  SearchSpace space(spec, MicrokernelFamily::matmul(), classes, kWidth);
+  EXPECT_FALSE(space.usesFallback());
+  std::vector<std::string> choices;
+  for (const MicrokernelChoice &choice : space.choices()) {
+    EXPECT_EQ(choice.kernel.factors[0], 1) << "k cut to what divides 13";
+    EXPECT_EQ(choice.kernel.factors[2], 1) << "j cut to one vector";
+    EXPECT_TRUE(choice.partial) << "13 columns of a 16-lane vector";
+    choices.push_back(choice.str(MicrokernelFamily::matmul()));
+  }
+  EXPECT_TRUE(std::ranges::count(choices, "U(8,i) V(j) (partial tiles)"));
+  EXPECT_TRUE(std::ranges::count(
+      choices, "Lambda(i,[(2,7),(2,9)]) U(lambda,i) V(j) (partial tiles)"));
+  std::vector<std::string> unique = choices;
+  std::ranges::sort(unique);
+  EXPECT_EQ(std::ranges::unique(unique).begin(), unique.end())
+      << "a choice that two classes cut to is drawn as one";
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
 TEST(SearchSpace, FallbackWithoutAnyClass) {
   spec::Spec spec = spec::matmul(7, 13, 5);
   SearchSpace space(spec, MicrokernelFamily::matmul(), {}, kWidth);

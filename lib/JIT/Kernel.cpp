@@ -103,19 +103,22 @@ void Kernel::run(std::span<float *const> tensors) const {
   if (tensors.size() != spec_.tensors.size()) [[unlikely]]
     throw Error("kernel expects " + std::to_string(spec_.tensors.size()) +
                 " buffers, got " + std::to_string(tensors.size()));
-  // No allocation per call: tuning times runs of a few microseconds, and a
-  // small matmul's run() takes tens of nanoseconds.
+  // No allocation per call: tuning times runs of a few microseconds.
   llvm::SmallVector<void *, 8> arguments(tensors.size() + 1);
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (!tensors[i]) [[unlikely]]
       throw Error("buffer for tensor " + spec_.tensors[i].name + " is null");
     arguments[i] = tensors[i];
   }
+  call(arguments.data());
+}
+
+void Kernel::call(void **arguments) const {
   // A kernel without packs reads no scratch: no thread_local lookup then.
-  arguments.back() = scratch_.perWorkerBytes || scratch_.sharedBytes
-                         ? scratchOfThisThread()
-                         : nullptr;
-  code_->entry()(arguments.data());
+  arguments[spec_.tensors.size()] =
+      scratch_.perWorkerBytes || scratch_.sharedBytes ? scratchOfThisThread()
+                                                      : nullptr;
+  code_->entry()(arguments);
 }
 
 void *Kernel::scratchOfThisThread() const {

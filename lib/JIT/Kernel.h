@@ -50,6 +50,12 @@ public:
   /// layOutConstant() wrote it. Scratch memory for Pack atoms is taken from
   /// a per-thread buffer, so one Kernel can run on many threads.
   void run(std::span<float *const> tensors) const;
+  /// run() without its checks, for a caller that has made them: the
+  /// tuned-kernel core (Runtime/TunedKernel.h), on every run of an
+  /// operator, where a small matmul takes tens of nanoseconds. `arguments`
+  /// holds the buffers of spec().tensors in order, none null, and one slot
+  /// more, which call() fills with the scratch buffer.
+  void call(void **arguments) const;
 
   /// Elements of constant tensor `tensor` as the kernel reads it: more than
   /// the tensor's own when its Pack's tiles overrun the tensor's ends.

@@ -131,11 +131,6 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   spec_ = std::move(spec);
 }
 
-RunShape ContractionProblem::runShape() const {
-  return RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
-                             params_.constantB, /*residual=*/false);
-}
-
 cache::CacheKey ContractionProblem::cacheKey() const {
   cache::CacheKey key;
   key.add("op", "contraction");

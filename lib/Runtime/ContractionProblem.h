@@ -56,8 +56,11 @@ public:
   /// run (or once, for a constant B).
   const std::optional<VectorIndexFusion> &fusion() const { return fusion_; }
 
-  /// The buffers of one run, for checkRunArgs.
-  RunShape runShape() const;
+  /// The buffers of one run, for checkRunArgs (inline: every run() asks).
+  RunShape runShape() const {
+    return RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
+                               params_.constantB, /*residual=*/false);
+  }
 
   std::string_view opName() const override { return "contraction"; }
   const spec::Spec &spec() const override { return spec_; }

@@ -119,11 +119,6 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   spec_ = spec::conv2d(shape);
 }
 
-RunShape ConvProblem::runShape() const {
-  return {inputElements_, weightElements_, params_.K, outputElements_,
-          params_.constantWeights, params_.residual};
-}
-
 cache::CacheKey ConvProblem::cacheKey() const {
   cache::CacheKey key;
   key.add("op", "conv2d");

@@ -114,8 +114,12 @@ public:
   int64_t weightElements() const { return weightElements_; }
   int64_t outputElements() const { return outputElements_; }
 
-  /// The buffers of one run in the caller's layout, for checkRunArgs.
-  RunShape runShape() const;
+  /// The buffers of one run in the caller's layout, for checkRunArgs
+  /// (inline: every run() asks).
+  RunShape runShape() const {
+    return {inputElements_,  weightElements_,         params_.K,
+            outputElements_, params_.constantWeights, params_.residual};
+  }
 
   std::string_view opName() const override { return "conv2d"; }
   /// The convolution kernels compute, always with a bias tensor (run()

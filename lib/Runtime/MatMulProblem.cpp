@@ -119,11 +119,6 @@ MatMulProblem::MatMulProblem(const MatMulParams &params) : params_(params) {
   spec_ = spec::matmul(shape);
 }
 
-RunShape MatMulProblem::runShape() const {
-  return RunShape::ofProduct(aElements_, bElements_, params_.N, cElements_,
-                             params_.constantB, params_.residual);
-}
-
 cache::CacheKey MatMulProblem::cacheKey() const {
   cache::CacheKey key;
   key.add("op", "matmul");

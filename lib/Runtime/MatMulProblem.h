@@ -27,8 +27,11 @@ public:
   int64_t bElements() const { return bElements_; }
   int64_t cElements() const { return cElements_; }
 
-  /// The buffers of one run, for checkRunArgs.
-  RunShape runShape() const;
+  /// The buffers of one run, for checkRunArgs (inline: every run() asks).
+  RunShape runShape() const {
+    return RunShape::ofProduct(aElements_, bElements_, params_.N, cElements_,
+                               params_.constantB, params_.residual);
+  }
 
   std::string_view opName() const override { return "matmul"; }
   /// Always with a bias tensor (run() passes zeros for none).

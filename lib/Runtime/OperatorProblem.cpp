@@ -2,6 +2,7 @@
 
 #include "Runtime/OperatorProblem.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace ttile::runtime {
@@ -40,6 +41,12 @@ RoleBinding::RoleBinding(const spec::Spec &spec)
   tensors_[static_cast<int>(Role::Weights)] = inputs[1];
   tensors_[static_cast<int>(Role::Bias)] = spec.biasIndex();
   tensors_[static_cast<int>(Role::Residual)] = spec.residualIndex();
+  // Kernel::call reads every tensor's buffer, so each must have a role.
+  for (int t = 0; t < tensorCount_; ++t)
+    if (std::ranges::find(tensors_, std::optional<int>(t)) == tensors_.end())
+      throw Error("tensor " + spec.tensors[static_cast<size_t>(t)].name +
+                      " of the " + spec.name + " spec plays no role",
+                  ErrorCode::Internal);
 }
 
 namespace {

@@ -56,22 +56,23 @@ public:
   std::optional<int> tensorOf(Role role) const {
     return tensors_[static_cast<int>(role)];
   }
-  /// Kernel::run's arguments, in spec order, from buffers by role: the
-  /// first tensorCount() of the array. Inline and on the stack, since a
-  /// small matmul runs in tens of nanoseconds.
-  std::array<float *, kRoleCount> arguments(const RunArgs &buffers) const {
+  /// Kernel::call's arguments, from buffers by role: the spec's tensors in
+  /// order (the first tensorCount()), then room for the scratch buffer.
+  /// Inline and on the stack, since a small matmul runs in tens of
+  /// nanoseconds.
+  std::array<void *, kRoleCount + 1> arguments(const RunArgs &buffers) const {
     // Kernels take every buffer as float * and write the output only.
     const float *const byRole[kRoleCount] = {buffers.output, buffers.input,
                                              buffers.weights, buffers.bias,
                                              buffers.residual};
-    std::array<float *, kRoleCount> arguments{};
+    std::array<void *, kRoleCount + 1> arguments{};
     for (int role = 0; role < kRoleCount; ++role)
       if (tensors_[role])
         arguments[static_cast<size_t>(*tensors_[role])] =
             const_cast<float *>(byRole[role]);
     return arguments;
   }
-  /// The spec's tensors: at most one per role.
+  /// The spec's tensors: one per role at most, and each plays one.
   size_t tensorCount() const { return static_cast<size_t>(tensorCount_); }
 
 private:

@@ -262,8 +262,8 @@ void TunedKernel::setConstantWeights(const float *weights) {
 
 void TunedKernel::run(const RunArgs &buffers) {
   if (!constantWeights_) {
-    const std::array<float *, kRoleCount> arguments = roles_.arguments(buffers);
-    kernelForRun().run(std::span(arguments).first(roles_.tensorCount()));
+    std::array<void *, kRoleCount + 1> arguments = roles_.arguments(buffers);
+    kernelForRun().call(arguments.data());
     return;
   }
   std::shared_ptr<const measure::AlignedBuffer> weights;
@@ -276,10 +276,10 @@ void TunedKernel::run(const RunArgs &buffers) {
                 "first");
   // The kernel they were laid out for: setWeights() picked it, and tune()
   // refuses to replace it once weights are set.
-  std::array<float *, kRoleCount> arguments = roles_.arguments(buffers);
+  std::array<void *, kRoleCount + 1> arguments = roles_.arguments(buffers);
   arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
       const_cast<float *>(weights->data());
-  kernelForRun().run(std::span(arguments).first(roles_.tensorCount()));
+  kernelForRun().call(arguments.data());
 }
 
 std::string TunedKernel::scheme() {

@@ -2,7 +2,6 @@
 
 #include "Runtime/OperatorProblem.h"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace ttile::runtime {
@@ -23,30 +22,18 @@ std::string_view roleName(Role role) {
   return "unknown";
 }
 
-RoleBinding::RoleBinding(const spec::Spec &spec)
-    : tensorCount_(static_cast<int>(spec.tensors.size())) {
+RoleBinding::RoleBinding(const spec::Spec &spec) {
   std::vector<int> inputs = spec.inputIndices();
   if (inputs.size() != 2)
     throw Error("the " + spec.name + " spec has " +
                     std::to_string(inputs.size()) +
                     " inputs; an operator binds exactly two",
                 ErrorCode::Internal);
-  if (tensorCount_ > kRoleCount)
-    throw Error("the " + spec.name + " spec has " +
-                    std::to_string(tensorCount_) +
-                    " tensors; an operator binds one per role",
-                ErrorCode::Internal);
   tensors_[static_cast<int>(Role::Output)] = 0;
   tensors_[static_cast<int>(Role::Input)] = inputs[0];
   tensors_[static_cast<int>(Role::Weights)] = inputs[1];
   tensors_[static_cast<int>(Role::Bias)] = spec.biasIndex();
   tensors_[static_cast<int>(Role::Residual)] = spec.residualIndex();
-  // Kernel::call reads every tensor's buffer, so each must have a role.
-  for (int t = 0; t < tensorCount_; ++t)
-    if (std::ranges::find(tensors_, std::optional<int>(t)) == tensors_.end())
-      throw Error("tensor " + spec.tensors[static_cast<size_t>(t)].name +
-                      " of the " + spec.name + " spec plays no role",
-                  ErrorCode::Internal);
 }
 
 namespace {

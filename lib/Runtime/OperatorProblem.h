@@ -18,7 +18,6 @@
 
 #include <array>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +56,9 @@ public:
     return tensors_[static_cast<int>(role)];
   }
   /// Kernel::call's arguments, from buffers by role: the spec's tensors in
-  /// order (the first tensorCount()), then room for the scratch buffer.
+  /// order, then room for the scratch buffer. A verified spec's tensors
+  /// each play one role (Spec.h: the output, the inputs, at most one bias
+  /// and one residual), so with two inputs there are at most kRoleCount.
   /// Inline and on the stack, since a small matmul runs in tens of
   /// nanoseconds.
   std::array<void *, kRoleCount + 1> arguments(const RunArgs &buffers) const {
@@ -72,12 +73,9 @@ public:
             const_cast<float *>(byRole[role]);
     return arguments;
   }
-  /// The spec's tensors: one per role at most, and each plays one.
-  size_t tensorCount() const { return static_cast<size_t>(tensorCount_); }
 
 private:
   std::array<std::optional<int>, kRoleCount> tensors_;
-  int tensorCount_;
 };
 
 /// The floats each buffer of one run holds, in the caller's layout, and

@@ -261,24 +261,22 @@ void TunedKernel::setConstantWeights(const float *weights) {
 }
 
 void TunedKernel::run(const RunArgs &buffers) {
-  if (!constantWeights_) {
-    std::array<void *, kRoleCount + 1> arguments = roles_.arguments(buffers);
-    kernelForRun().call(arguments.data());
-    return;
-  }
-  std::shared_ptr<const measure::AlignedBuffer> weights;
-  {
-    std::lock_guard lock(mutex_);
-    weights = laidOutWeights_;
-  }
-  if (!weights)
-    throw Error("the constant weights are not set: call setWeights() "
-                "first");
-  // The kernel they were laid out for: setWeights() picked it, and tune()
-  // refuses to replace it once weights are set.
   std::array<void *, kRoleCount + 1> arguments = roles_.arguments(buffers);
-  arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
-      const_cast<float *>(weights->data());
+  // Held until the kernel returns, whatever setWeights() does meanwhile.
+  std::shared_ptr<const measure::AlignedBuffer> weights;
+  if (constantWeights_) {
+    {
+      std::lock_guard lock(mutex_);
+      weights = laidOutWeights_;
+    }
+    if (!weights)
+      throw Error("the constant weights are not set: call setWeights() "
+                  "first");
+    // The kernel they were laid out for: setWeights() picked it, and
+    // tune() refuses to replace it once weights are set.
+    arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
+        const_cast<float *>(weights->data());
+  }
   kernelForRun().call(arguments.data());
 }
 

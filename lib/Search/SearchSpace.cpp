@@ -7,6 +7,7 @@
 #include "ttile/Error.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ttile::search {
 namespace {
@@ -32,6 +33,13 @@ std::vector<int64_t> divisorsOf(int64_t n) {
     }
   std::sort(divisors.begin(), divisors.end());
   return divisors;
+}
+
+/// The largest divisor of `n` no greater than `bound` (at least 1).
+int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  std::vector<int64_t> divisors = divisorsOf(n);
+  return *std::prev(std::upper_bound(divisors.begin(), divisors.end(),
+                                     std::max<int64_t>(bound, 1)));
 }
 
 template <typename T>
@@ -122,13 +130,10 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
   if (choices_.empty()) {
     for (const MicrokernelClass &microkernelClass : classes)
       addDividingChoices(cutToProblem(microkernelClass));
-    std::vector<std::string> seen;
+    // Two classes may cut to one choice, which is drawn as one.
+    std::set<std::string> seen;
     std::erase_if(choices_, [&](const MicrokernelChoice &choice) {
-      std::string text = choice.str(family_);
-      if (std::ranges::count(seen, text))
-        return true;
-      seen.push_back(std::move(text));
-      return false;
+      return !seen.insert(choice.str(family_)).second;
     });
   }
   if (choices_.empty())
@@ -143,13 +148,9 @@ SearchSpace::cutToProblem(const MicrokernelClass &microkernelClass) const {
       continue; // Its sizes are drawn, divided or combined, as they are.
     int64_t &factor = cut.shape.factors[i];
     const int64_t extent = spec_.dims[familyDims_[i]].size;
-    if (family_.unrolled[i] == family_.vectorDim) {
-      factor = std::min(factor, ceilDiv(extent, vectorWidth_));
-    } else {
-      std::vector<int64_t> divisors = divisorsOf(extent);
-      factor = *std::prev(
-          std::upper_bound(divisors.begin(), divisors.end(), factor));
-    }
+    factor = family_.unrolled[i] == family_.vectorDim
+                 ? std::min(factor, ceilDiv(extent, vectorWidth_))
+                 : largestDivisorAtMost(extent, factor);
   }
   return cut;
 }
@@ -266,8 +267,7 @@ SearchSpace::fallback(const std::vector<MicrokernelClass> &classes) const {
     int64_t &factor = choice.kernel.factors[i];
     const int64_t extent = spec_.dims[familyDims_[i]].size;
     if (spec_.isReduction(familyDims_[i])) {
-      std::vector<int64_t> divisors = divisorsOf(extent);
-      factor = *std::prev(std::upper_bound(divisors.begin(), divisors.end(), factor));
+      factor = largestDivisorAtMost(extent, factor);
     } else if (family_.unrolled[i] == family_.vectorDim) {
       factor = std::min(factor, ceilDiv(extent, vectorWidth_));
     } else {

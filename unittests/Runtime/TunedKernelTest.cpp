@@ -76,14 +76,12 @@ TEST(RoleBindingTest, FindsEveryRoleInTheSpec) {
   EXPECT_EQ(roles.tensorOf(Role::Residual), 4);
   float o, i, w, b, r;
   auto arguments = roles.arguments(RunArgs{&i, &w, &b, &r, &o});
-  EXPECT_EQ(roles.tensorCount(), 5u);
   EXPECT_EQ(std::vector<void *>(arguments.begin(), arguments.begin() + 5),
             (std::vector<void *>{&o, &i, &w, &b, &r}));
 
   RoleBinding plain(spec::matmul(2, 3, 4));
   EXPECT_FALSE(plain.tensorOf(Role::Bias).has_value());
   EXPECT_FALSE(plain.tensorOf(Role::Residual).has_value());
-  EXPECT_EQ(plain.tensorCount(), 3u);
   auto three = plain.arguments(RunArgs{&i, &w, &b, &r, &o});
   EXPECT_EQ(std::vector<void *>(three.begin(), three.begin() + 3),
             (std::vector<void *>{&o, &i, &w}));

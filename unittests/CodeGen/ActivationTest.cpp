@@ -30,9 +30,10 @@ std::vector<float> sweep() {
     values.push_back(x);
   for (float x = -100; x <= 100; x += 0.25f)
     values.push_back(x);
-  for (float x : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-6f, -1e-6f, 0.39999f,
-                  0.4f, 0.40001f, -3.0f, -2.99999f, 3.0f, 87.0f, 88.5f,
-                  -87.5f, -88.5f})
+  for (float x :
+       {0.0f,   -0.0f,    1e-30f,  -1e-30f,   1e-6f,     -1e-6f,   0.39999f,
+        0.4f,   0.40001f, -3.0f,   -2.99999f, 3.0f,      87.0f,    88.5f,
+        -87.5f, -88.5f,   -87.33f, -87.335f,  -87.3365f, -87.337f, -91.9f})
     values.push_back(x);
   // A whole number of vectors of every width.
   while (values.size() % 64 != 0)

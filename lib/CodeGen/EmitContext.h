@@ -75,8 +75,8 @@ struct BorderPattern {
 struct LoopEnv {
   std::vector<llvm::Value *> index; ///< Per dimension: i64 base of the tile.
   /// i1: every reduction loop outside the accumulation region is at its
-  /// first (last) iteration, so accumulators start from the bias or zero
-  /// (and get the activation before their final store).
+  /// first (last) iteration, so accumulators start from the residual or
+  /// zero (and get the bias and the activation before their final store).
   llvm::Value *first = nullptr;
   llvm::Value *last = nullptr;
   std::vector<TensorView> views; ///< Per tensor.

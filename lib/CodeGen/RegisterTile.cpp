@@ -89,12 +89,17 @@ void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        std::vector<llvm::Value *> values) {
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Epilogue &epilogue = cx.spec.epilogue;
+  std::optional<int> bias = cx.spec.biasIndex();
   auto *lastPass = llvm::dyn_cast<llvm::ConstantInt>(env.last);
-  if (epilogue.activation != spec::Activation::None &&
+  if ((bias || epilogue.activation != spec::Activation::None) &&
       !(lastPass && lastPass->isZero())) {
-    // The activation only on the final values, never on a partial sum that
-    // a later pass reloads. Unless this is known to be the last pass, it
-    // sits behind a branch, so that the passes before pay nothing for it.
+    // The bias and the activation only on the final values, never on a
+    // partial sum that a later pass reloads. Unless this is known to be the
+    // last pass, they sit behind a branch, so that the passes before pay
+    // nothing for them. The bias joins here rather than as the accumulators'
+    // initial value: an add per output vector, on the ports the FMAs leave
+    // free, where starting each accumulator from the one bias register
+    // cost a copy apiece (7% on a 1x1 layer of 32 channels on Zen 5).
     llvm::BasicBlock *before = b.GetInsertBlock();
     llvm::BasicBlock *activate = nullptr, *join = nullptr;
     if (!lastPass) {
@@ -105,8 +110,13 @@ void storeAccumulators(EmitContext &cx, const LoopEnv &env,
       b.SetInsertPoint(activate);
     }
     std::vector<llvm::Value *> activated;
-    for (llvm::Value *value : values)
+    for (size_t i = 0; i < values.size(); ++i) {
+      llvm::Value *value = values[i];
+      if (bias)
+        value = b.CreateFAdd(
+            value, loadOperand(cx, env, *bias, tile.accumulators[i]));
       activated.push_back(emitActivation(b, epilogue, value));
+    }
     if (!lastPass) {
       b.CreateBr(join);
       b.SetInsertPoint(join);

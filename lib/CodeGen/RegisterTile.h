@@ -44,11 +44,11 @@ bool isRegisterTile(const TileNode &node);
 const TileNode &findRegisterTile(const TileNode &node);
 
 /// Loads the accumulators: from the output, or, on the first pass over the
-/// reduction, the bias or zero.
+/// reduction, the residual or zero.
 std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
                                             const RegisterTile &tile);
-/// Stores the accumulators, applying the epilogue's activation on the last
-/// pass over the reduction (CodeGen/Activation.h).
+/// Stores the accumulators, adding the bias and applying the epilogue's
+/// activation on the last pass over the reduction (CodeGen/Activation.h).
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
                        std::vector<llvm::Value *> values);

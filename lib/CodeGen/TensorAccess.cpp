@@ -216,17 +216,11 @@ void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
 
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
                                 Offsets offsets) {
-  llvm::Value *initial = nullptr;
-  // The residual joins at the first pass, like the bias: read before any
-  // pass writes the element, it may be the output buffer itself.
-  for (std::optional<int> added :
-       {cx.spec.biasIndex(), cx.spec.residualIndex()}) {
-    if (!added)
-      continue;
-    llvm::Value *value = loadOperand(cx, env, *added, offsets);
-    initial = initial ? cx.builder.CreateFAdd(initial, value) : value;
-  }
-  return initial ? initial : llvm::Constant::getNullValue(cx.valueType());
+  // The residual joins at the first pass: read before any pass writes the
+  // element, it may be the output buffer itself.
+  if (std::optional<int> residual = cx.spec.residualIndex())
+    return loadOperand(cx, env, *residual, offsets);
+  return llvm::Constant::getNullValue(cx.valueType());
 }
 
 } // namespace ttile::codegen

@@ -58,8 +58,8 @@ llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
                  llvm::Value *value);
 
-/// The initial value of an accumulator: the bias plus the residual, either,
-/// or zero.
+/// The initial value of an accumulator: the residual, or zero. The bias
+/// joins at the last pass (storeAccumulators).
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
                                 Offsets offsets);
 

@@ -210,19 +210,23 @@ LoopNestEmitter::emitBorderCopies(const TileNode &node, const LoopEnv &env,
 void LoopNestEmitter::emitHoist(const TileNode &node, const LoopEnv &env) {
   RegisterTile tile =
       RegisterTile::analyze(findRegisterTile(node.child()), cx_.spec);
-  std::vector<llvm::Value *> accumulators = loadAccumulators(cx_, env, tile);
+  BiasJoins bias = whereBiasJoins(env);
+  std::vector<llvm::Value *> accumulators =
+      loadAccumulators(cx_, env, tile, bias);
   LoopEnv inner = env;
   inner.insideHoist = true;
   accumulators = emit(node.child(), inner, std::move(accumulators));
-  storeAccumulators(cx_, env, tile, accumulators);
+  storeAccumulators(cx_, env, tile, accumulators, bias);
 }
 
 void LoopNestEmitter::emitRegisterTileWithAccumulators(const TileNode &node,
                                                        const LoopEnv &env) {
   RegisterTile tile = RegisterTile::analyze(node, cx_.spec);
-  std::vector<llvm::Value *> accumulators = loadAccumulators(cx_, env, tile);
+  BiasJoins bias = whereBiasJoins(env);
+  std::vector<llvm::Value *> accumulators =
+      loadAccumulators(cx_, env, tile, bias);
   accumulators = emitRegisterTile(cx_, env, tile, std::move(accumulators));
-  storeAccumulators(cx_, env, tile, accumulators);
+  storeAccumulators(cx_, env, tile, accumulators, bias);
 }
 
 } // namespace ttile::codegen

@@ -43,15 +43,29 @@ bool isRegisterTile(const TileNode &node);
 /// loop, or the body.
 const TileNode &findRegisterTile(const TileNode &node);
 
+/// Where the bias joins the accumulators. Where the reduction runs in one
+/// pass, as their initial value: the first FMA's addend, or a copy of the
+/// bias register. Where it runs in several, a select between the bias and
+/// the stored partial sum on every pass would pay for it each time: there
+/// it is added once, before the final store (YoloV5s-3's tuned scheme,
+/// three passes, 7-10% faster on Zen 5). Adding it at the store on one pass
+/// too saves the copies of a 1x1 layer's many accumulators (7% with 32
+/// channels) but costs small matmuls 2-4 ns a call, the add on their
+/// critical path.
+enum class BiasJoins { AsInitialValue, BeforeFinalStore };
+BiasJoins whereBiasJoins(const LoopEnv &env);
+
 /// Loads the accumulators: from the output, or, on the first pass over the
-/// reduction, the residual or zero.
+/// reduction, the residual or zero, plus the bias if it joins there.
 std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
-                                            const RegisterTile &tile);
-/// Stores the accumulators, adding the bias and applying the epilogue's
-/// activation on the last pass over the reduction (CodeGen/Activation.h).
+                                            const RegisterTile &tile,
+                                            BiasJoins bias);
+/// Stores the accumulators, adding the bias if it joins there and applying
+/// the epilogue's activation on the last pass over the reduction
+/// (CodeGen/Activation.h).
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
-                       std::vector<llvm::Value *> values);
+                       std::vector<llvm::Value *> values, BiasJoins bias);
 /// Emits the block's multiply-adds; returns the updated accumulators.
 std::vector<llvm::Value *> emitRegisterTile(EmitContext &cx, const LoopEnv &env,
                                             const RegisterTile &tile,

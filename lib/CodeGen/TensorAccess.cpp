@@ -215,12 +215,19 @@ void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
 }
 
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
-                                Offsets offsets) {
+                                Offsets offsets, bool withBias) {
+  llvm::Value *initial = nullptr;
   // The residual joins at the first pass: read before any pass writes the
   // element, it may be the output buffer itself.
-  if (std::optional<int> residual = cx.spec.residualIndex())
-    return loadOperand(cx, env, *residual, offsets);
-  return llvm::Constant::getNullValue(cx.valueType());
+  for (std::optional<int> added :
+       {withBias ? cx.spec.biasIndex() : std::nullopt,
+        cx.spec.residualIndex()}) {
+    if (!added)
+      continue;
+    llvm::Value *value = loadOperand(cx, env, *added, offsets);
+    initial = initial ? cx.builder.CreateFAdd(initial, value) : value;
+  }
+  return initial ? initial : llvm::Constant::getNullValue(cx.valueType());
 }
 
 } // namespace ttile::codegen

@@ -58,10 +58,10 @@ llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
                  llvm::Value *value);
 
-/// The initial value of an accumulator: the residual, or zero. The bias
-/// joins at the last pass (storeAccumulators).
+/// The initial value of an accumulator: the bias (where `withBias`) plus the
+/// residual, either, or zero.
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
-                                Offsets offsets);
+                                Offsets offsets, bool withBias);
 
 } // namespace ttile::codegen
 

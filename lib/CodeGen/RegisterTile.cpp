@@ -122,8 +122,8 @@ void storeAccumulators(EmitContext &cx, const LoopEnv &env,
     for (size_t i = 0; i < values.size(); ++i) {
       llvm::Value *value = values[i];
       if (bias)
-        value = b.CreateFAdd(
-            value, loadOperand(cx, env, *bias, tile.accumulators[i]));
+        value = b.CreateFAdd(value,
+                             loadOperand(cx, env, *bias, tile.accumulators[i]));
       activated.push_back(emitActivation(b, epilogue, value));
     }
     if (!lastPass) {

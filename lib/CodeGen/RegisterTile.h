@@ -48,10 +48,10 @@ const TileNode &findRegisterTile(const TileNode &node);
 /// bias register. Where it runs in several, a select between the bias and
 /// the stored partial sum on every pass would pay for it each time: there
 /// it is added once, before the final store (YoloV5s-3's tuned scheme,
-/// three passes, 7-10% faster on Zen 5). Adding it at the store on one pass
-/// too saves the copies of a 1x1 layer's many accumulators (7% with 32
-/// channels) but costs small matmuls 2-4 ns a call, the add on their
-/// critical path.
+/// three passes, on Zen 5: the bias costs 1-2% there, was 7-11%). Adding
+/// it at the store on one pass too saves the copies of a 1x1 layer's many
+/// accumulators (7% with 32 channels) but costs small matmuls 2-4 ns a
+/// call, the add on their critical path.
 enum class BiasJoins { AsInitialValue, BeforeFinalStore };
 BiasJoins whereBiasJoins(const LoopEnv &env);
 

@@ -113,12 +113,12 @@ void Kernel::run(std::span<float *const> tensors) const {
   call(arguments.data());
 }
 
-void Kernel::call(void **arguments) const {
-  // A kernel without packs reads no scratch: no thread_local lookup then.
-  arguments[spec_.tensors.size()] =
-      scratch_.perWorkerBytes || scratch_.sharedBytes ? scratchOfThisThread()
-                                                      : nullptr;
-  code_->entry()(arguments);
+void Kernel::linkObjectCode() {
+  code_ = KernelJIT::instance().link(objectCode_, kKernelEntryName);
+  layOut_ = layOutFunctions(*code_, scratch_);
+  entry_ = code_->entry();
+  tensorCount_ = spec_.tensors.size();
+  needsScratch_ = scratch_.perWorkerBytes || scratch_.sharedBytes;
 }
 
 void *Kernel::scratchOfThisThread() const {
@@ -156,8 +156,7 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
 
   kernel.objectCode_ = codegen::emitObject(*ir.module, *targetMachine);
   kernel.scratch_ = ir.scratch;
-  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
-  kernel.layOut_ = layOutFunctions(*kernel.code_, kernel.scratch_);
+  kernel.linkObjectCode();
   kernel.compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -175,8 +174,7 @@ Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
   kernel.scratch_ = codegen::ScratchLayout::plan(
       scheme::validateScheme(scheme, spec, host().vectorWidth), spec);
   kernel.objectCode_ = std::move(objectCode);
-  kernel.code_ = KernelJIT::instance().link(kernel.objectCode_, kKernelEntryName);
-  kernel.layOut_ = layOutFunctions(*kernel.code_, kernel.scratch_);
+  kernel.linkObjectCode();
   kernel.compileSeconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

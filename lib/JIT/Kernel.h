@@ -55,7 +55,12 @@ public:
   /// operator, where a small matmul takes tens of nanoseconds. `arguments`
   /// holds the buffers of spec().tensors in order, none null, and one slot
   /// more, which call() fills with the scratch buffer.
-  void call(void **arguments) const;
+  /// Inline: it is on every run() of every operator.
+  void call(void **arguments) const {
+    // A kernel without packs reads no scratch: no thread_local lookup then.
+    arguments[tensorCount_] = needsScratch_ ? scratchOfThisThread() : nullptr;
+    entry_(arguments);
+  }
 
   /// Elements of constant tensor `tensor` as the kernel reads it: more than
   /// the tensor's own when its Pack's tiles overrun the tensor's ends.
@@ -83,6 +88,8 @@ private:
   /// The scratch buffer of the calling thread, for a kernel with packs: out
   /// of line, so that a run without them pays nothing for it.
   [[gnu::noinline]] void *scratchOfThisThread() const;
+  /// Links objectCode_, with scratch_ planned, and reads what call() needs.
+  void linkObjectCode();
 
   friend Kernel compileKernel(const spec::Spec &, const scheme::Scheme &,
                               const CompileOptions &);
@@ -94,6 +101,10 @@ private:
   scheme::Scheme scheme_;
   codegen::ScratchLayout scratch_;
   std::shared_ptr<JITKernel> code_;
+  /// What call() reads, from code_, spec_ and scratch_: one load each.
+  JITKernel::Entry entry_ = nullptr;
+  size_t tensorCount_ = 0;
+  bool needsScratch_ = false;
   /// By tensor index: the functions that lay out constant tensors.
   std::map<int, JITKernel::Entry> layOut_;
   double compileSeconds_ = 0;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Runtime/BufferChecks.h"
 #include "Runtime/ContractionProblem.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
@@ -28,6 +29,29 @@ struct Contraction::Impl {
     if (!fusion || fusion->operand() != o || !fusion->copiesOperand())
       return buffer;
     return fusion->operandInThreadBuffer(buffer);
+  }
+
+  /// Every run(), once the constantB rule of its overload holds. Defined
+  /// in the class, so that it is hidden, and always inline with its lambda,
+  /// as MatMul's (MatMul.cpp): a small contraction's run() is tens of
+  /// nanoseconds.
+  [[gnu::always_inline]] void run(const runtime::RoleBuffers &caller) {
+    runtime::withOutOfMemoryAsError(
+        "run()", [&]() __attribute__((always_inline)) {
+          runtime::checkRunBuffers(problem.runShape(), caller);
+          runtime::RoleBuffers buffers{
+              kernelOperand(0, caller.input),
+              caller.weights ? kernelOperand(1, caller.weights) : nullptr,
+              nullptr, caller.residual, caller.output};
+          const std::optional<runtime::VectorIndexFusion> &fusion =
+              problem.fusion();
+          const bool reordersOutput = fusion && fusion->copiesOutput();
+          if (reordersOutput)
+            buffers.output = fusion->outputThreadBuffer();
+          core.run(buffers);
+          if (reordersOutput)
+            fusion->restoreOutput(buffers.output, caller.output);
+        });
   }
 
   const runtime::ContractionProblem problem;
@@ -59,36 +83,21 @@ void Contraction::run(const float *A, const float *B, float *C) const {
   if (impl_->problem.params().constantB)
     throw Error("this contraction has constantB: give B to setWeights() "
                 "once, then call run(A, C)");
-  run(RunArgs{A, B, nullptr, nullptr, C});
+  impl_->run({A, B, nullptr, nullptr, C});
 }
 
 void Contraction::run(const float *A, float *C) const {
   if (!impl_->problem.params().constantB)
     throw Error("run(A, C) is for a contraction with constantB; pass this "
                 "one's B to run()");
-  run(RunArgs{A, nullptr, nullptr, nullptr, C});
+  impl_->run({A, nullptr, nullptr, nullptr, C});
 }
 
 void Contraction::run(const RunArgs &args) const {
   if (args.bias)
     throw Error("a contraction has no bias; RunArgs::bias must be null");
   ScopedTaskRunner engineThreads(args.parallelFor);
-  runtime::withOutOfMemoryAsError("run()", [&] {
-    runtime::checkRunArgs(impl_->problem.runShape(), args);
-    // The buffers alone: a copy of args would copy its parallelFor too.
-    RunArgs kernelArgs{impl_->kernelOperand(0, args.input),
-                       args.weights ? impl_->kernelOperand(1, args.weights)
-                                    : nullptr,
-                       nullptr, args.residual, args.output};
-    const std::optional<runtime::VectorIndexFusion> &fusion =
-        impl_->problem.fusion();
-    const bool reordersOutput = fusion && fusion->copiesOutput();
-    if (reordersOutput)
-      kernelArgs.output = fusion->outputThreadBuffer();
-    impl_->core.run(kernelArgs);
-    if (reordersOutput)
-      fusion->restoreOutput(kernelArgs.output, args.output);
-  });
+  impl_->run(runtime::RoleBuffers::of(args));
 }
 
 void Contraction::setWeights(const float *B) {

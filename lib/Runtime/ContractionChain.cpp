@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Runtime/BufferChecks.h"
 #include "Runtime/ChainPlan.h"
 #include "Runtime/OperatorProblem.h"
 #include "Runtime/OutOfMemory.h"

@@ -82,6 +82,8 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   aElements_ = elementsOf(spec.tensors[inputs[0]]);
   bElements_ = elementsOf(spec.tensors[inputs[1]]);
   cElements_ = elementsOf(spec.tensors[0]);
+  runShape_ = RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
+                                  params.constantB, /*residual=*/false);
   // Each tensor is bounded, but not the work: a letter summed within one
   // operand multiplies it alone ("ab,cd->ac").
   int64_t multiplyAdds = 1;

@@ -16,6 +16,7 @@
 #ifndef TTILE_RUNTIME_CONTRACTIONPROBLEM_H
 #define TTILE_RUNTIME_CONTRACTIONPROBLEM_H
 
+#include "Runtime/BufferChecks.h"
 #include "Runtime/OperatorProblem.h"
 #include "Runtime/VectorIndexFusion.h"
 #include "Spec/Spec.h"
@@ -56,11 +57,8 @@ public:
   /// run (or once, for a constant B).
   const std::optional<VectorIndexFusion> &fusion() const { return fusion_; }
 
-  /// The buffers of one run, for checkRunArgs (inline: every run() asks).
-  RunShape runShape() const {
-    return RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
-                               params_.constantB, /*residual=*/false);
-  }
+  /// The buffers of one run, for checkRunBuffers (every run() asks).
+  const RunShape &runShape() const { return runShape_; }
 
   std::string_view opName() const override { return "contraction"; }
   const spec::Spec &spec() const override { return spec_; }
@@ -72,6 +70,7 @@ public:
 private:
   ContractionParams params_;
   int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
+  RunShape runShape_;
   std::optional<VectorIndexFusion> fusion_;
   spec::Spec spec_;
 };

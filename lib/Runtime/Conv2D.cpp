@@ -10,6 +10,7 @@
 
 #include "Measure/AlignedBuffer.h"
 #include "Measure/Benchmark.h"
+#include "Runtime/BufferChecks.h"
 #include "Runtime/ConvParams.h"
 #include "Runtime/LayoutConversion.h"
 #include "Runtime/OutOfMemory.h"
@@ -28,21 +29,23 @@ struct Conv2D::Impl {
       : problem(params), layoutConversion(problem), core(problem),
         zeroBias(problem.params().K) {}
 
-  /// Conv2D::run(const RunArgs &), once the caller's buffers are checked.
+  /// Every run(), once the constantWeights rule of its overload holds.
   /// Defined in the class, so that it is inline and hidden: Impl is
   /// declared in the public header but is no part of libttile.so's
   /// interface.
-  void run(const RunArgs &args) {
-    runtime::checkRunArgs(problem.runShape(), args);
-    // An NCHW problem runs on the NHWC kernel, between two conversions.
-    runtime::LayoutConversion::KernelBuffers buffers =
-        layoutConversion.toKernel(args.input, zeroBias.orZeros(args.bias),
-                                  args.residual, args.output);
-    core.run(RunArgs{buffers.input,
-                     args.weights ? layoutConversion.kernelWeights(args.weights)
-                                  : nullptr,
-                     buffers.bias, buffers.residual, buffers.output});
-    layoutConversion.fromKernel(buffers, args.output);
+  void run(const runtime::RoleBuffers &caller) {
+    runtime::withOutOfMemoryAsError("run()", [&] {
+      runtime::checkRunBuffers(problem.runShape(), caller);
+      // An NCHW problem runs on the NHWC kernel, between two conversions.
+      runtime::LayoutConversion::KernelBuffers buffers =
+          layoutConversion.toKernel(caller.input, zeroBias.orZeros(caller.bias),
+                                    caller.residual, caller.output);
+      core.run({buffers.input,
+                caller.weights ? layoutConversion.kernelWeights(caller.weights)
+                               : nullptr,
+                buffers.bias, buffers.residual, buffers.output});
+      layoutConversion.fromKernel(buffers, caller.output);
+    });
   }
 
   /// The core's figures of the kernel, extended to what run() costs end to
@@ -146,19 +149,19 @@ void Conv2D::run(const float *input, const float *weights, const float *bias,
   if (impl_->problem.params().constantWeights)
     throw Error("this convolution has constantWeights: give them to "
                 "setWeights() once, then call run(input, bias, output)");
-  run(RunArgs{input, weights, bias, nullptr, output});
+  impl_->run({input, weights, bias, nullptr, output});
 }
 
 void Conv2D::run(const float *input, const float *bias, float *output) const {
   if (!impl_->problem.params().constantWeights)
     throw Error("run(input, bias, output) is for a convolution with "
                 "constantWeights; pass this one's weights to run()");
-  run(RunArgs{input, nullptr, bias, nullptr, output});
+  impl_->run({input, nullptr, bias, nullptr, output});
 }
 
 void Conv2D::run(const RunArgs &args) const {
   ScopedTaskRunner engineThreads(args.parallelFor);
-  runtime::withOutOfMemoryAsError("run()", [&] { impl_->run(args); });
+  impl_->run(runtime::RoleBuffers::of(args));
 }
 
 void Conv2D::setWeights(const float *weights) {

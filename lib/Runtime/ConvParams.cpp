@@ -77,6 +77,8 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
                                    "the weights (R*S*(C/groups)*K elements)");
   outputElements_ = checkedProduct({p.N, outH_, outW_, p.K},
                                    "the output (N*outH*outW*K elements)");
+  runShape_ = {inputElements_,  weightElements_,   p.K,
+               outputElements_, p.constantWeights, p.residual};
   checkedProduct({p.N, outH_, outW_, p.K, groupChannels, p.R, p.S},
                  "the work (N*outH*outW*K*(C/groups)*R*S multiply-adds)",
                  kMaxMultiplyAddsLog2);

@@ -11,6 +11,7 @@
 #define TTILE_RUNTIME_CONVPARAMS_H
 
 #include "Cache/KernelCache.h"
+#include "Runtime/BufferChecks.h"
 #include "Runtime/OperatorProblem.h"
 #include "Runtime/ProblemChecks.h"
 #include "Spec/Spec.h"
@@ -114,12 +115,9 @@ public:
   int64_t weightElements() const { return weightElements_; }
   int64_t outputElements() const { return outputElements_; }
 
-  /// The buffers of one run in the caller's layout, for checkRunArgs
-  /// (inline: every run() asks).
-  RunShape runShape() const {
-    return {inputElements_,  weightElements_,         params_.K,
-            outputElements_, params_.constantWeights, params_.residual};
-  }
+  /// The buffers of one run in the caller's layout, for checkRunBuffers
+  /// (every run() asks).
+  const RunShape &runShape() const { return runShape_; }
 
   std::string_view opName() const override { return "conv2d"; }
   /// The convolution kernels compute, always with a bias tensor (run()
@@ -138,6 +136,7 @@ private:
   Conv2DParams params_;
   int64_t outH_ = 0, outW_ = 0;
   int64_t inputElements_ = 0, weightElements_ = 0, outputElements_ = 0;
+  RunShape runShape_;
   spec::Spec spec_;
 };
 

@@ -95,6 +95,8 @@ MatMulProblem::MatMulProblem(const MatMulParams &params) : params_(params) {
   aElements_ = operandA(p).checkedSpan();
   bElements_ = operandB(p).checkedSpan();
   cElements_ = operandC(p).checkedSpan();
+  runShape_ = RunShape::ofProduct(aElements_, bElements_, p.N, cElements_,
+                                  p.constantB, p.residual);
   // The work needs no check of its own: batch*M*N*K squared is at most
   // the product of the three spans, 2^120, so it stays within 2^60.
 

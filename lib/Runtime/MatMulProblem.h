@@ -10,6 +10,7 @@
 #ifndef TTILE_RUNTIME_MATMULPROBLEM_H
 #define TTILE_RUNTIME_MATMULPROBLEM_H
 
+#include "Runtime/BufferChecks.h"
 #include "Runtime/OperatorProblem.h"
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
@@ -27,11 +28,8 @@ public:
   int64_t bElements() const { return bElements_; }
   int64_t cElements() const { return cElements_; }
 
-  /// The buffers of one run, for checkRunArgs (inline: every run() asks).
-  RunShape runShape() const {
-    return RunShape::ofProduct(aElements_, bElements_, params_.N, cElements_,
-                               params_.constantB, params_.residual);
-  }
+  /// The buffers of one run, for checkRunBuffers (every run() asks).
+  const RunShape &runShape() const { return runShape_; }
 
   std::string_view opName() const override { return "matmul"; }
   /// Always with a bias tensor (run() passes zeros for none).
@@ -43,6 +41,7 @@ public:
 private:
   MatMulParams params_;
   int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
+  RunShape runShape_;
   spec::Spec spec_;
 };
 

@@ -17,6 +17,7 @@
 #include "ttile/ttile.h"
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,20 @@ enum class Role { Output, Input, Weights, Bias, Residual };
 inline constexpr int kRoleCount = 5;
 std::string_view roleName(Role role);
 
+/// The buffers of one run by role: what a facade checks and hands the core.
+/// RunArgs without the engine's thread runner, a std::function, so that a
+/// facade builds one per run with five stores (a small matmul's run() is
+/// tens of nanoseconds).
+struct RoleBuffers {
+  const float *input = nullptr, *weights = nullptr, *bias = nullptr,
+              *residual = nullptr;
+  float *output = nullptr;
+
+  static RoleBuffers of(const RunArgs &args) {
+    return {args.input, args.weights, args.bias, args.residual, args.output};
+  }
+};
+
 /// Which tensor of a spec plays each role: the output, the first input and
 /// the second (the weights, which may be constant), the bias and the
 /// residual. A role may have no tensor (a spec without bias).
@@ -56,65 +71,28 @@ public:
     return tensors_[static_cast<int>(role)];
   }
   /// Kernel::call's arguments, from buffers by role: the spec's tensors in
-  /// order, then room for the scratch buffer. A verified spec's tensors
-  /// each play one role (Spec.h: the output, the inputs, at most one bias
-  /// and one residual), so with two inputs there are at most kRoleCount.
-  /// Inline and on the stack, since a small matmul runs in tens of
-  /// nanoseconds.
-  std::array<void *, kRoleCount + 1> arguments(const RunArgs &buffers) const {
+  /// order, then room for the scratch buffer. A verified spec lists its
+  /// tensors by role (Spec.h: the output, the inputs, at most one bias,
+  /// then at most one residual), so with two inputs each tensor's slot is
+  /// its role's but a residual's without a bias, which comes fourth. Slots
+  /// past the spec's tensors are not read. Inline, from registers to the
+  /// stack, since a small matmul's run() is tens of nanoseconds.
+  std::array<void *, kRoleCount + 1>
+  arguments(const RoleBuffers &buffers) const {
     // Kernels take every buffer as float * and write the output only.
-    const float *const byRole[kRoleCount] = {buffers.output, buffers.input,
-                                             buffers.weights, buffers.bias,
-                                             buffers.residual};
-    std::array<void *, kRoleCount + 1> arguments{};
-    for (int role = 0; role < kRoleCount; ++role)
-      if (tensors_[role])
-        arguments[static_cast<size_t>(*tensors_[role])] =
-            const_cast<float *>(byRole[role]);
-    return arguments;
+    auto slot = [](const float *buffer) { return const_cast<float *>(buffer); };
+    return {slot(buffers.output),
+            slot(buffers.input),
+            slot(buffers.weights),
+            slot(hasBias_ ? buffers.bias : buffers.residual),
+            slot(buffers.residual),
+            nullptr};
   }
 
 private:
   std::array<std::optional<int>, kRoleCount> tensors_;
+  bool hasBias_ = false;
 };
-
-/// The floats each buffer of one run holds, in the caller's layout, and
-/// which roles a problem has: what the buffer checks need to know.
-struct RunShape {
-  int64_t input = 0, weights = 0, bias = 0, output = 0;
-  bool constantWeights = false;
-  bool residual = false; ///< Output-shaped.
-  /// What messages call the buffers of the first three roles: a matmul's
-  /// are A, B and C.
-  std::string_view inputName = "input", weightsName = "weights",
-                   outputName = "output";
-
-  /// The buffers of a product C = A B (a matmul's, a contraction's),
-  /// named so in messages.
-  static RunShape ofProduct(int64_t a, int64_t b, int64_t bias, int64_t c,
-                            bool constantB, bool residual) {
-    RunShape shape{a, b, bias, c, constantB, residual};
-    shape.inputName = "A";
-    shape.weightsName = "B";
-    shape.outputName = "C";
-    return shape;
-  }
-};
-
-/// The checks of every run() on the caller's buffers by role: each present
-/// exactly when the problem has it (the weights absent when constant, the
-/// bias optional), aligned for float, and disjoint from the output except
-/// a residual that is the output itself. Throws ttile::Error naming the
-/// role.
-void checkRunArgs(const RunShape &shape, const RunArgs &args);
-
-/// Whether the `aElements` floats at `a` share memory with the
-/// `bElements` at `b`, compared as addresses.
-bool buffersOverlap(const float *a, int64_t aElements, const float *b,
-                    int64_t bElements);
-
-/// Throws ttile::Error naming `role` for a null or misaligned buffer.
-void checkBuffer(const void *buffer, std::string_view role);
 
 } // namespace ttile::runtime
 

@@ -260,23 +260,21 @@ void TunedKernel::setConstantWeights(const float *weights) {
   laidOutWeights_ = std::move(laidOut);
 }
 
-void TunedKernel::run(const RunArgs &buffers) {
-  std::array<void *, kRoleCount + 1> arguments = roles_.arguments(buffers);
+void TunedKernel::runWithConstantWeights(
+    std::array<void *, kRoleCount + 1> &arguments) {
   // Held until the kernel returns, whatever setWeights() does meanwhile.
   std::shared_ptr<const measure::AlignedBuffer> weights;
-  if (constantWeights_) {
-    {
-      std::lock_guard lock(mutex_);
-      weights = laidOutWeights_;
-    }
-    if (!weights)
-      throw Error("the constant weights are not set: call setWeights() "
-                  "first");
-    // The kernel they were laid out for: setWeights() picked it, and
-    // tune() refuses to replace it once weights are set.
-    arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
-        const_cast<float *>(weights->data());
+  {
+    std::lock_guard lock(mutex_);
+    weights = laidOutWeights_;
   }
+  if (!weights)
+    throw Error("the constant weights are not set: call setWeights() "
+                "first");
+  // The kernel they were laid out for: setWeights() picked it, and
+  // tune() refuses to replace it once weights are set.
+  arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
+      const_cast<float *>(weights->data());
   kernelForRun().call(arguments.data());
 }
 

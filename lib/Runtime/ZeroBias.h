@@ -26,8 +26,15 @@ public:
   const float *orZeros(const float *bias) {
     if (bias)
       return bias;
-    if (const float *zeros = zeros_.load(std::memory_order_acquire))
+    if (const float *zeros = zeros_.load(std::memory_order_acquire)) [[likely]]
       return zeros;
+    return allocateZeros();
+  }
+
+private:
+  /// The first run without a bias: out of line, so that the others, inline,
+  /// are a test and a load.
+  [[gnu::noinline, gnu::cold]] const float *allocateZeros() {
     std::lock_guard lock(mutex_);
     if (storage_.empty())
       storage_.assign(static_cast<size_t>(elements_), 0.0f);
@@ -35,7 +42,6 @@ public:
     return storage_.data();
   }
 
-private:
   int64_t elements_;
   std::mutex mutex_;
   std::vector<float> storage_;

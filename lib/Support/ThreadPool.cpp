@@ -273,18 +273,13 @@ void runOnTasks(const TaskRunner &runner, Body body, void *context,
 
 int workerCount() { return pool().workers(); }
 
-ScopedTaskRunner::ScopedTaskRunner(const TaskRunner &runner) {
-  if (!runner)
-    return;
+void ScopedTaskRunner::install(const TaskRunner &runner) {
   installed_ = true;
   previous_ = currentRunner;
   currentRunner = &runner;
 }
 
-ScopedTaskRunner::~ScopedTaskRunner() {
-  if (installed_)
-    currentRunner = previous_;
-}
+void ScopedTaskRunner::uninstall() { currentRunner = previous_; }
 
 } // namespace ttile
 

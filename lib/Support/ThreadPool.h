@@ -47,12 +47,22 @@ using TaskRunner =
 /// matmul's run() is tens of nanoseconds).
 class ScopedTaskRunner {
 public:
-  explicit ScopedTaskRunner(const TaskRunner &runner);
-  ~ScopedTaskRunner();
+  // Inline, so that a run() without a runner pays one test for it.
+  explicit ScopedTaskRunner(const TaskRunner &runner) {
+    if (runner) [[unlikely]]
+      install(runner);
+  }
+  ~ScopedTaskRunner() {
+    if (installed_) [[unlikely]]
+      uninstall();
+  }
   ScopedTaskRunner(const ScopedTaskRunner &) = delete;
   ScopedTaskRunner &operator=(const ScopedTaskRunner &) = delete;
 
 private:
+  void install(const TaskRunner &runner);
+  void uninstall();
+
   bool installed_ = false;
   const TaskRunner *previous_ = nullptr;
 };

@@ -8,8 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runtime/OperatorProblem.h"
 #include "Runtime/TunedKernel.h"
+#include "Runtime/BufferChecks.h"
+#include "Runtime/OperatorProblem.h"
 
 #include "CacheTestUtil.h"
 #include "Measure/TensorBuffers.h"
@@ -59,7 +60,8 @@ private:
                                          const spec::Spec &spec) {
   measure::TensorBuffers buffers(spec, 7, 1e30f);
   std::span<float *const> tensors = buffers.pointers();
-  core.run(RunArgs{tensors[1], tensors[2], tensors[3], tensors[4], tensors[0]});
+  core.run(
+      RoleBuffers{tensors[1], tensors[2], tensors[3], tensors[4], tensors[0]});
   spec::CheckResult result = spec::checkOutput(spec, buffers.constPointers());
   if (result.ok)
     return ::testing::AssertionSuccess();
@@ -75,43 +77,43 @@ TEST(RoleBindingTest, FindsEveryRoleInTheSpec) {
   EXPECT_EQ(roles.tensorOf(Role::Bias), 3);
   EXPECT_EQ(roles.tensorOf(Role::Residual), 4);
   float o, i, w, b, r;
-  auto arguments = roles.arguments(RunArgs{&i, &w, &b, &r, &o});
+  auto arguments = roles.arguments(RoleBuffers{&i, &w, &b, &r, &o});
   EXPECT_EQ(std::vector<void *>(arguments.begin(), arguments.begin() + 5),
             (std::vector<void *>{&o, &i, &w, &b, &r}));
 
   RoleBinding plain(spec::matmul(2, 3, 4));
   EXPECT_FALSE(plain.tensorOf(Role::Bias).has_value());
   EXPECT_FALSE(plain.tensorOf(Role::Residual).has_value());
-  auto three = plain.arguments(RunArgs{&i, &w, &b, &r, &o});
+  auto three = plain.arguments(RoleBuffers{&i, &w, &b, &r, &o});
   EXPECT_EQ(std::vector<void *>(three.begin(), three.begin() + 3),
             (std::vector<void *>{&o, &i, &w}));
 }
 
-TEST(RunArgsCheckTest, NamesTheRoleThatBreaksARule) {
+TEST(RoleBuffersCheckTest, NamesTheRoleThatBreaksARule) {
   std::vector<float> memory(64);
   float *base = memory.data();
   RunShape shape{.input = 8, .weights = 8, .bias = 4, .output = 8,
                  .constantWeights = false, .residual = true};
-  auto refusal = [&](const RunArgs &args) -> std::string {
+  auto refusal = [&](const RoleBuffers &args) -> std::string {
     try {
-      checkRunArgs(shape, args);
+      checkRunBuffers(shape, args);
     } catch (const Error &error) {
       return error.what();
     }
     return "";
   };
-  RunArgs good{base, base + 8, base + 16, base + 24, base + 32};
+  RoleBuffers good{base, base + 8, base + 16, base + 24, base + 32};
   EXPECT_EQ(refusal(good), "");
-  RunArgs inPlace = good;
+  RoleBuffers inPlace = good;
   inPlace.residual = inPlace.output;
   EXPECT_EQ(refusal(inPlace), "");
-  RunArgs overlapping = good;
+  RoleBuffers overlapping = good;
   overlapping.residual = good.output + 1;
   EXPECT_EQ(refusal(overlapping).find("output overlaps residual"), 0u);
-  RunArgs noResidual = good;
+  RoleBuffers noResidual = good;
   noResidual.residual = nullptr;
   EXPECT_EQ(refusal(noResidual).find("residual is null"), 0u);
-  RunArgs overlappingInput = good;
+  RoleBuffers overlappingInput = good;
   overlappingInput.input = good.output + 7;
   EXPECT_EQ(refusal(overlappingInput), "output overlaps input");
   shape.constantWeights = true;
@@ -148,7 +150,7 @@ TEST(TunedKernelTest, ConstantWeightsAreLaidOutOnce) {
   TunedKernel core(problem);
   measure::TensorBuffers buffers(problem.spec(), 3, 1e30f);
   std::span<float *const> tensors = buffers.pointers();
-  RunArgs args{tensors[1], nullptr, tensors[3], tensors[4], tensors[0]};
+  RoleBuffers args{tensors[1], nullptr, tensors[3], tensors[4], tensors[0]};
   EXPECT_THROW(core.run(args), Error); // Before setConstantWeights().
   core.setConstantWeights(tensors[2]);
   core.run(args);

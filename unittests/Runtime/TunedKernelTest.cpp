@@ -87,9 +87,19 @@ TEST(RoleBindingTest, FindsEveryRoleInTheSpec) {
   auto three = plain.arguments(RoleBuffers{&i, &w, &b, &r, &o});
   EXPECT_EQ(std::vector<void *>(three.begin(), three.begin() + 3),
             (std::vector<void *>{&o, &i, &w}));
+
+  // A residual without a bias is the fourth tensor: the bias's slot.
+  spec::Spec residualOnly = spec::matmul(2, 3, 4);
+  residualOnly.addResidual();
+  residualOnly.verify();
+  RoleBinding noBias(residualOnly);
+  EXPECT_EQ(noBias.tensorOf(Role::Residual), 3);
+  auto four = noBias.arguments(RoleBuffers{&i, &w, &b, &r, &o});
+  EXPECT_EQ(std::vector<void *>(four.begin(), four.begin() + 4),
+            (std::vector<void *>{&o, &i, &w, &r}));
 }
 
-TEST(RoleBuffersCheckTest, NamesTheRoleThatBreaksARule) {
+TEST(RunBuffersCheckTest, NamesTheRoleThatBreaksARule) {
   std::vector<float> memory(64);
   float *base = memory.data();
   RunShape shape{.input = 8, .weights = 8, .bias = 4, .output = 8,

@@ -20,8 +20,10 @@ namespace ttile::runtime {
 
 /// action(), with std::bad_alloc rethrown as "out of memory in <where>".
 ///
-/// Always inline: run() passes through it on every call, and a frame of
-/// its own there costs a small matmul more than the try, which is free.
+/// Always inline (the try is free): run() passes through it on every
+/// call, and a call boundary there kept the caller's buffers in memory,
+/// where a small matmul's run() must keep them in registers
+/// (Runtime/BufferChecks.h).
 template <class Action>
 [[gnu::always_inline]] inline decltype(auto)
 withOutOfMemoryAsError(std::string_view where, Action &&action) {

@@ -79,11 +79,9 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     fail(fmt::format("has {} operand{}; a Contraction takes two{}",
                      inputs.size(), inputs.size() == 1 ? "" : "s",
                      inputs.size() == 3 ? " (a ContractionChain three)" : ""));
-  aElements_ = elementsOf(spec.tensors[inputs[0]]);
-  bElements_ = elementsOf(spec.tensors[inputs[1]]);
-  cElements_ = elementsOf(spec.tensors[0]);
-  runShape_ = RunShape::ofProduct(aElements_, bElements_, 0, cElements_,
-                                  params.constantB, /*residual=*/false);
+  runShape_ = RunShape::ofProduct(
+      elementsOf(spec.tensors[inputs[0]]), elementsOf(spec.tensors[inputs[1]]),
+      0, elementsOf(spec.tensors[0]), params.constantB, /*residual=*/false);
   // Each tensor is bounded, but not the work: a letter summed within one
   // operand multiplies it alone ("ab,cd->ac").
   int64_t multiplyAdds = 1;

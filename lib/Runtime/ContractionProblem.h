@@ -48,9 +48,9 @@ public:
   explicit ContractionProblem(const ContractionParams &params);
 
   const ContractionParams &params() const { return params_; }
-  int64_t aElements() const { return aElements_; }
-  int64_t bElements() const { return bElements_; }
-  int64_t cElements() const { return cElements_; }
+  int64_t aElements() const { return runShape_.input; }
+  int64_t bElements() const { return runShape_.weights; }
+  int64_t cElements() const { return runShape_.output; }
 
   /// The fusion of the output's two innermost letters, where the spec
   /// computes it; an operand that it reorders must go through it at every
@@ -69,7 +69,6 @@ public:
 
 private:
   ContractionParams params_;
-  int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
   RunShape runShape_;
   std::optional<VectorIndexFusion> fusion_;
   spec::Spec spec_;

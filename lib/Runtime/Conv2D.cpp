@@ -37,13 +37,10 @@ struct Conv2D::Impl {
     runtime::withOutOfMemoryAsError("run()", [&] {
       runtime::checkRunBuffers(problem.runShape(), caller);
       // An NCHW problem runs on the NHWC kernel, between two conversions.
-      runtime::LayoutConversion::KernelBuffers buffers =
-          layoutConversion.toKernel(caller.input, zeroBias.orZeros(caller.bias),
-                                    caller.residual, caller.output);
-      core.run({buffers.input,
-                caller.weights ? layoutConversion.kernelWeights(caller.weights)
-                               : nullptr,
-                buffers.bias, buffers.residual, buffers.output});
+      runtime::RoleBuffers buffers = layoutConversion.toKernel(
+          {caller.input, caller.weights, zeroBias.orZeros(caller.bias),
+           caller.residual, caller.output});
+      core.run(buffers);
       layoutConversion.fromKernel(buffers, caller.output);
     });
   }
@@ -79,12 +76,10 @@ struct Conv2D::Impl {
       timedConversionSeconds =
           measure::measure(
               [&] {
-                runtime::LayoutConversion::KernelBuffers buffers =
-                    layoutConversion.toKernel(
-                        input.data(), bias.data(),
-                        p.residual ? output.data() : nullptr, output.data());
-                if (!p.constantWeights)
-                  layoutConversion.kernelWeights(weights.data());
+                runtime::RoleBuffers buffers = layoutConversion.toKernel(
+                    {input.data(),
+                     p.constantWeights ? nullptr : weights.data(), bias.data(),
+                     p.residual ? output.data() : nullptr, output.data()});
                 layoutConversion.fromKernel(buffers, output.data());
               },
               protocol)

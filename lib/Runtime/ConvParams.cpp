@@ -71,14 +71,15 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   const auto &p = params;
   checkGroups(p);
   int64_t groupChannels = p.C / p.groups;
-  inputElements_ =
-      checkedProduct({p.N, p.H, p.W, p.C}, "the input (N*H*W*C elements)");
-  weightElements_ = checkedProduct({p.R, p.S, groupChannels, p.K},
-                                   "the weights (R*S*(C/groups)*K elements)");
-  outputElements_ = checkedProduct({p.N, outH_, outW_, p.K},
-                                   "the output (N*outH*outW*K elements)");
-  runShape_ = {inputElements_,  weightElements_,   p.K,
-               outputElements_, p.constantWeights, p.residual};
+  runShape_ = {
+      checkedProduct({p.N, p.H, p.W, p.C}, "the input (N*H*W*C elements)"),
+      checkedProduct({p.R, p.S, groupChannels, p.K},
+                     "the weights (R*S*(C/groups)*K elements)"),
+      p.K,
+      checkedProduct({p.N, outH_, outW_, p.K},
+                     "the output (N*outH*outW*K elements)"),
+      p.constantWeights,
+      p.residual};
   checkedProduct({p.N, outH_, outW_, p.K, groupChannels, p.R, p.S},
                  "the work (N*outH*outW*K*(C/groups)*R*S multiply-adds)",
                  kMaxMultiplyAddsLog2);

@@ -111,9 +111,9 @@ public:
   const Conv2DParams &params() const { return params_; }
   int64_t outH() const { return outH_; }
   int64_t outW() const { return outW_; }
-  int64_t inputElements() const { return inputElements_; }
-  int64_t weightElements() const { return weightElements_; }
-  int64_t outputElements() const { return outputElements_; }
+  int64_t inputElements() const { return runShape_.input; }
+  int64_t weightElements() const { return runShape_.weights; }
+  int64_t outputElements() const { return runShape_.output; }
 
   /// The buffers of one run in the caller's layout, for checkRunBuffers
   /// (every run() asks).
@@ -135,7 +135,7 @@ public:
 private:
   Conv2DParams params_;
   int64_t outH_ = 0, outW_ = 0;
-  int64_t inputElements_ = 0, weightElements_ = 0, outputElements_ = 0;
+  /// The tensors' sizes, which run()'s checks read.
   RunShape runShape_;
   spec::Spec spec_;
 };

@@ -154,14 +154,14 @@ LayoutConversion::LayoutConversion(const ConvProblem &problem) {
   multiplier_ = isDepthwise(params) ? params.K / params.groups : 1;
 }
 
-LayoutConversion::KernelBuffers
-LayoutConversion::toKernel(const float *input, const float *bias,
-                           const float *residual, float *output) const {
-  KernelBuffers kernel{input, bias, residual, output};
+RoleBuffers LayoutConversion::toKernel(const RoleBuffers &caller) const {
+  RoleBuffers kernel = caller;
+  if (caller.weights)
+    kernel.weights = kernelWeights(caller.weights);
   if (nchw_) {
     float *nhwcInput = threadBuffer(ThreadBufferSlot::Input,
                                     images_ * inputPixels_ * channels_);
-    transposeImages(input, images_, channels_, inputPixels_, nhwcInput);
+    transposeImages(caller.input, images_, channels_, inputPixels_, nhwcInput);
     kernel.input = nhwcInput;
   }
   if (multiplier_ > 1) {
@@ -169,11 +169,11 @@ LayoutConversion::toKernel(const float *input, const float *bias,
     // weights.
     float *biasByMultiplier =
         threadBuffer(ThreadBufferSlot::MultiplierBias, outputChannels_);
-    transposeImages(bias, 1, groups_, multiplier_, biasByMultiplier);
+    transposeImages(caller.bias, 1, groups_, multiplier_, biasByMultiplier);
     kernel.bias = biasByMultiplier;
   }
-  if (residual)
-    kernel.residual = kernelResidual(residual);
+  if (caller.residual)
+    kernel.residual = kernelResidual(caller.residual);
   if (converts())
     kernel.output = threadBuffer(ThreadBufferSlot::Output,
                                  images_ * outputPixels_ * outputChannels_);
@@ -220,7 +220,7 @@ const float *LayoutConversion::kernelWeights(const float *weights) const {
   return weights;
 }
 
-void LayoutConversion::fromKernel(const KernelBuffers &kernel,
+void LayoutConversion::fromKernel(const RoleBuffers &kernel,
                                   float *output) const {
   const float *nhwk = kernel.output;
   if (multiplier_ > 1) {

@@ -45,21 +45,12 @@ public:
   /// Whether the kernel computes on other buffers than the caller's.
   bool converts() const { return nchw_ || multiplier_ > 1; }
 
-  /// The activations, the bias and the residual; the weights go through
-  /// kernelWeights(), at every run or once for constant weights.
-  struct KernelBuffers {
-    const float *input;
-    const float *bias;
-    const float *residual; ///< Null without one.
-    float *output;
-  };
-
   /// The caller's own buffers when nothing converts; else converted ones
   /// and an output, all buffers of the calling thread, valid until its next
-  /// call. `bias` holds K values (zeros for none); `residual` is null or
-  /// output-shaped, and may be `output` itself.
-  KernelBuffers toKernel(const float *input, const float *bias,
-                         const float *residual, float *output) const;
+  /// call. `caller.bias` holds K values (zeros for none); the residual is
+  /// null or output-shaped, and may be the output itself; the weights are
+  /// null when constant (laid out once through kernelWeights()).
+  RoleBuffers toKernel(const RoleBuffers &caller) const;
 
   /// The weights as the kernel's spec stores them: the caller's own, or
   /// converted into a buffer of the calling thread, valid until its next
@@ -68,7 +59,7 @@ public:
 
   /// Writes the kernel's output into the caller's `output` in the problem's
   /// layout; nothing to do when they are the same buffer.
-  void fromKernel(const KernelBuffers &kernel, float *output) const;
+  void fromKernel(const RoleBuffers &kernel, float *output) const;
 
 private:
   /// The residual in the kernel's output layout.

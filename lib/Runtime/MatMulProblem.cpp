@@ -92,11 +92,9 @@ MatMulProblem::MatMulProblem(const MatMulParams &params) : params_(params) {
                             p.strideB));
   const spec::Epilogue epilogue =
       checkedEpilogue(p.activation, p.alpha, p.beta);
-  aElements_ = operandA(p).checkedSpan();
-  bElements_ = operandB(p).checkedSpan();
-  cElements_ = operandC(p).checkedSpan();
-  runShape_ = RunShape::ofProduct(aElements_, bElements_, p.N, cElements_,
-                                  p.constantB, p.residual);
+  runShape_ = RunShape::ofProduct(
+      operandA(p).checkedSpan(), operandB(p).checkedSpan(), p.N,
+      operandC(p).checkedSpan(), p.constantB, p.residual);
   // The work needs no check of its own: batch*M*N*K squared is at most
   // the product of the three spans, 2^120, so it stays within 2^60.
 

@@ -24,9 +24,9 @@ public:
   explicit MatMulProblem(const MatMulParams &params);
 
   const MatMulParams &params() const { return params_; }
-  int64_t aElements() const { return aElements_; }
-  int64_t bElements() const { return bElements_; }
-  int64_t cElements() const { return cElements_; }
+  int64_t aElements() const { return runShape_.input; }
+  int64_t bElements() const { return runShape_.weights; }
+  int64_t cElements() const { return runShape_.output; }
 
   /// The buffers of one run, for checkRunBuffers (every run() asks).
   const RunShape &runShape() const { return runShape_; }
@@ -40,7 +40,6 @@ public:
 
 private:
   MatMulParams params_;
-  int64_t aElements_ = 0, bElements_ = 0, cElements_ = 0;
   RunShape runShape_;
   spec::Spec spec_;
 };

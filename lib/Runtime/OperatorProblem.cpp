@@ -33,7 +33,9 @@ RoleBinding::RoleBinding(const spec::Spec &spec) {
   // A verified spec lists the output first, then the inputs, the bias and
   // the residual (Spec.h), which arguments() relies on.
   if (inputs != std::vector<int>{1, 2})
-    throw Error("the " + spec.name + " spec does not list its output first",
+    throw Error("the " + spec.name +
+                    " spec does not list its output, then its two inputs, "
+                    "first",
                 ErrorCode::Internal);
   tensors_[static_cast<int>(Role::Output)] = 0;
   tensors_[static_cast<int>(Role::Input)] = 1;

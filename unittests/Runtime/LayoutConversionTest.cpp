@@ -66,9 +66,10 @@ TEST(LayoutConversionTest, NhwcProblemsUseTheCallersBuffers) {
   LayoutConversion nhwc{ConvProblem(p)};
   EXPECT_FALSE(nhwc.converts());
   float input = 0, weights = 0, bias = 0, residual = 0, output = 0;
-  LayoutConversion::KernelBuffers buffers =
-      nhwc.toKernel(&input, &bias, &residual, &output);
+  RoleBuffers buffers =
+      nhwc.toKernel({&input, &weights, &bias, &residual, &output});
   EXPECT_EQ(buffers.input, &input);
+  EXPECT_EQ(buffers.weights, &weights);
   EXPECT_EQ(nhwc.kernelWeights(&weights), &weights);
   EXPECT_EQ(buffers.bias, &bias);
   EXPECT_EQ(buffers.residual, &residual);

@@ -97,6 +97,20 @@ TEST(RoleBindingTest, FindsEveryRoleInTheSpec) {
   auto four = noBias.arguments(RoleBuffers{&i, &w, &b, &r, &o});
   EXPECT_EQ(std::vector<void *>(four.begin(), four.begin() + 4),
             (std::vector<void *>{&o, &i, &w, &r}));
+
+  // arguments() relies on that order, which Spec::verify() keeps.
+  spec::Spec outputSecond = spec::matmul(2, 3, 4);
+  std::swap(outputSecond.tensors[0], outputSecond.tensors[1]);
+  try {
+    RoleBinding refused(outputSecond);
+    ADD_FAILURE() << "a spec with its output second was bound";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::Internal);
+    EXPECT_NE(std::string(error.what())
+                  .find("does not list its output, then its two inputs, "
+                        "first"),
+              std::string::npos);
+  }
 }
 
 TEST(RunBuffersCheckTest, NamesTheRoleThatBreaksARule) {

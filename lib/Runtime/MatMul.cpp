@@ -29,8 +29,9 @@ struct MatMul::Impl {
   /// run() is tens of nanoseconds, and a call taking the buffers by address
   /// keeps them in memory, which the compiler then reloads 16 bytes at a
   /// time where they were stored 8 at a time. Such a load cannot be
-  /// forwarded from the stores, and waits for them to retire: 4x4x4 ran in
-  /// 17-18 ns rather than 7 (Zen 5; BufferChecks.h).
+  /// forwarded from the stores, and waits for them to retire: 4x4x4 took
+  /// 17.3-18.8 ns a call in ttile-bench rather than 9.7-9.8 (Zen 5;
+  /// BufferChecks.h).
   [[gnu::always_inline]] void run(const runtime::RoleBuffers &caller) {
     runtime::withOutOfMemoryAsError(
         "run()", [&]() __attribute__((always_inline)) {

@@ -42,11 +42,13 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
   GemmPeers peers = allGemmPeers(options.threads);
   auto setUp = [&](size_t i) {
     const tools::NamedMatMul &named = problems[i];
-    const MatMulParams &p = named.params;
+    MatMulParams p = named.params;
+    p.constantB = options.constantB;
     PeerProblem problem =
         tunedProblem<MatMul>(named.name, p, options.trials);
-    problem.params = {{"batch", p.batch}, {"M", p.M},           {"N", p.N},
-                      {"K", p.K},         {"transB", p.transB}};
+    problem.params = {{"batch", p.batch},   {"M", p.M},
+                      {"N", p.N},           {"K", p.K},
+                      {"transB", p.transB}, {"constantB", p.constantB}};
     for (const std::unique_ptr<GemmPeer> &loaded : peers.loaded) {
       GemmPeer &peer = *loaded;
       problem.contenders.push_back({peer.name(), nullptr, ""});
@@ -62,7 +64,11 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
     }
     return problem;
   };
-  return benchAgainstPeers(problems.size(), setUp, peerListOf(peers), options);
+  PeerList peerList = peerListOf(peers);
+  if (options.constantB)
+    peerList.notes.push_back("ttile's B: constant, given once to setWeights() "
+                             "untimed; the peers read B every call");
+  return benchAgainstPeers(problems.size(), setUp, peerList, options);
 }
 
 } // namespace ttile::bench

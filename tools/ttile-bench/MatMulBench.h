@@ -1,8 +1,10 @@
-//===- ttile-bench/MatMulBench.h - ttile's MatMul against the BLAS -*- C++ -*-===//
+//===- ttile-bench/MatMulBench.h - ttile's MatMul against the BLAS -*- C++
+//-*-===//
 //
 // `ttile-bench matmul` runs each problem through ttile::MatMul and through
 // every peer found (GemmPeers.h: OpenBLAS, BLIS, MKL, oneDNN) in this
-// process, on the same data, with no epilogue and B given to every call,
+// process, on the same data, with no epilogue and B given to every call
+// (to ttile's setWeights() once with --constant-b),
 // as PeerBench.h measures and reports them.
 //
 //===----------------------------------------------------------------------===//

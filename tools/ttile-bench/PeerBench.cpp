@@ -67,6 +67,8 @@ Row measureProblem(const PeerProblem &problem, int rounds,
   row.problem = &problem;
   const measure::AlignedBuffer A = randomBuffer(problem.aElements, 1);
   const measure::AlignedBuffer B = randomBuffer(problem.bElements, 2);
+  if (problem.setConstantB)
+    problem.setConstantB(B.data());
   std::vector<measure::AlignedBuffer> outputs;
   std::vector<std::function<void()>> runs;
   for (const PeerProblem::Contender &contender : problem.contenders) {

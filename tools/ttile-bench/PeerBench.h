@@ -44,6 +44,9 @@ struct PeerProblem {
   double tuneSeconds = 0;
   bool cacheHit = false;
   std::string scheme;
+  /// Where ttile's B is constant (the params' constantB): gives B to
+  /// setWeights() once, before the first run, untimed.
+  std::function<void(const float *B)> setConstantB;
 
   struct Contender {
     std::string library;
@@ -56,7 +59,8 @@ struct PeerProblem {
 /// ttile's operator (MatMul, Contraction) of `params` tuned with `trials`,
 /// and the problem's figures from it: its work, buffers (a C of
 /// flops / 2 / cElements terms an element), tuning and scheme, with ttile
-/// as the first contender; the caller adds params and the peers.
+/// as the first contender; the caller adds params and the peers. With
+/// `params.constantB`, B goes to setWeights() once and runs pass none.
 template <typename Op, typename Params>
 PeerProblem tunedProblem(std::string name, const Params &params, int trials) {
   auto op = std::make_shared<Op>(params);
@@ -73,9 +77,13 @@ PeerProblem tunedProblem(std::string name, const Params &params, int trials) {
   problem.tuneSeconds = op->tuneInfo().seconds;
   problem.cacheHit = op->tuneInfo().cacheHit;
   problem.scheme = op->scheme();
+  const bool constantB = params.constantB;
+  if (constantB)
+    problem.setConstantB = [op](const float *B) { op->setWeights(B); };
   problem.contenders.push_back(
-      {"ttile", [op](const float *A, const float *B, float *C) {
-         op->run(RunArgs{A, B, nullptr, nullptr, C});
+      {"ttile",
+       [op, constantB](const float *A, const float *B, float *C) {
+         op->run(RunArgs{A, constantB ? nullptr : B, nullptr, nullptr, C});
        },
        /*failure=*/{}});
   return problem;
@@ -93,6 +101,9 @@ struct PeerBenchOptions {
   int threads = 1;
   int trials = 20; ///< For problems not tuned yet.
   int rounds = 3;
+  /// ttile's B given once to setWeights() (constantB), as an inference
+  /// engine's weights are; the peers still read B every call.
+  bool constantB = false;
   std::string json; ///< Where to write the figures too; "" for nowhere.
 };
 

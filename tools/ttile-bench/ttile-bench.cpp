@@ -130,6 +130,7 @@ struct Options {
   bool smoke = false;
   int rounds = 3;
   bool perRunWeights = false;
+  bool constantB = false;
   bool slices = false;
   bool epilogueCost = false;
   int offsetBytes = 0;
@@ -639,6 +640,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 100000));
   matmul->add_option("--rounds", options.rounds, "alternate timings")
       ->check(CLI::Range(1, 100));
+  matmul->add_flag("--constant-b", options.constantB,
+                   "give ttile's B once to setWeights() (constantB), as an "
+                   "inference engine's weights; the peers read B every call");
   matmul->add_option("--json", options.json, "write the figures as JSON");
 
   CLI::App *contraction = app.add_subcommand(
@@ -669,9 +673,9 @@ int main(int argc, char **argv) {
       std::vector<tools::NamedContraction> problems = contractionsOf(options);
       if (problems.empty())
         throw CLI::ValidationError("--set/--einsum", "give at least one");
-      return bench::benchContractions(problems,
-                                      {options.threads, options.trials,
-                                       options.rounds, options.json})
+      return bench::benchContractions(
+                 problems, {options.threads, options.trials, options.rounds,
+                            /*constantB=*/false, options.json})
                  ? 0
                  : 1;
     }
@@ -685,7 +689,8 @@ int main(int argc, char **argv) {
       if (problems.empty())
         throw CLI::ValidationError("--set/--matmul", "give at least one");
       return bench::benchMatMuls(problems, {options.threads, options.trials,
-                                            options.rounds, options.json})
+                                            options.rounds, options.constantB,
+                                            options.json})
                  ? 0
                  : 1;
     }

@@ -5,6 +5,7 @@
 #include "Cache/KernelCache.h"
 #include "Scheme/SchemeParser.h"
 #include "Search/Tuner.h"
+#include "Support/HazardPointer.h"
 #include "Support/Logging.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -104,6 +105,8 @@ TunedKernel::TunedKernel(const OperatorProblem &problem)
       constantWeights_(
           problem.spec().tensors[*roles_.tensorOf(Role::Weights)].constant) {}
 
+TunedKernel::~TunedKernel() { delete laidOutWeights_.load(); }
+
 const jit::Kernel &TunedKernel::firstKernel() {
   std::lock_guard lock(mutex_);
   if (!kernelsUsed_.empty()) // Published while this thread waited.
@@ -187,13 +190,10 @@ void TunedKernel::tune(const TuneOptions &options) {
   checkTuneOptions(options);
   TuningOnThisThread reentrancyGuard;
   std::lock_guard tuning(tuning_);
-  {
-    std::lock_guard lock(mutex_);
-    if (laidOutWeights_)
-      throw Error("tune() after setWeights(): the constant weights are laid "
-                  "out for the kernel in use, which tune() would replace; "
-                  "call tune() first, then setWeights()");
-  }
+  if (laidOutWeights_.load(std::memory_order_relaxed))
+    throw Error("tune() after setWeights(): the constant weights are laid "
+                "out for the kernel in use, which tune() would replace; "
+                "call tune() first, then setWeights()");
   Stopwatch watch;
   cache::KernelCache cache;
   cache::CacheKey key = problem_.cacheKey();
@@ -253,22 +253,24 @@ void TunedKernel::setConstantWeights(const float *weights) {
   std::lock_guard tuning(tuning_); // The kernel stays the one in use.
   const jit::Kernel &kernel = kernelForRun();
   const int tensor = *roles_.tensorOf(Role::Weights);
-  auto laidOut = std::make_shared<measure::AlignedBuffer>(
+  auto laidOut = std::make_unique<measure::AlignedBuffer>(
       static_cast<size_t>(kernel.constantElements(tensor)));
   kernel.layOutConstant(tensor, weights, laidOut->data());
-  std::lock_guard lock(mutex_);
-  laidOutWeights_ = std::move(laidOut);
+  const measure::AlignedBuffer *replaced =
+      laidOutWeights_.exchange(laidOut.release(), std::memory_order_acq_rel);
+  if (!replaced)
+    return;
+  // Should the wait throw, the old weights leak rather than be freed under
+  // a run.
+  support::waitUntilUnprotected(replaced);
+  delete replaced;
 }
 
 void TunedKernel::runWithConstantWeights(
     std::array<void *, kRoleCount + 1> &arguments) {
-  // Held until the kernel returns, whatever setWeights() does meanwhile.
-  std::shared_ptr<const measure::AlignedBuffer> weights;
-  {
-    std::lock_guard lock(mutex_);
-    weights = laidOutWeights_;
-  }
-  if (!weights)
+  // Not freed until the kernel returns, whatever setWeights() does.
+  support::HazardGuard weights(laidOutWeights_);
+  if (!weights.get())
     throw Error("the constant weights are not set: call setWeights() "
                 "first");
   // The kernel they were laid out for: setWeights() picked it, and

@@ -12,9 +12,10 @@
 // so that any number of threads run at once while tune() swaps in a better
 // kernel: every kernel an object has used stays alive until the object
 // goes, one per distinct scheme (a tune() that finds the same winner keeps
-// the kernel it has). Constant weights, laid out
-// for the kernel in use and replaceable by every setConstantWeights(),
-// travel with it under the mutex instead.
+// the kernel it has). Constant weights, laid out for the kernel in use, are
+// read through an atomic pointer too, under a hazard pointer
+// (Support/HazardPointer.h): every setConstantWeights() replaces them and
+// frees the old ones once the runs that started on them have returned.
 //
 // An operator facade (Runtime/Conv2D.cpp) owns one TunedKernel, describes
 // its problem through OperatorProblem, checks the caller's buffers, converts
@@ -41,6 +42,9 @@ class TunedKernel {
 public:
   /// `problem` must outlive the TunedKernel.
   explicit TunedKernel(const OperatorProblem &problem);
+  ~TunedKernel();
+  TunedKernel(const TunedKernel &) = delete;
+  TunedKernel &operator=(const TunedKernel &) = delete;
 
   /// Finds the fastest kernel (TuneInfo says how) and uses it from now on.
   /// Throws after setConstantWeights(), whose layout the new kernel would
@@ -109,14 +113,15 @@ private:
   const RoleBinding roles_;
   const bool constantWeights_;
 
-  /// Guards kernelsUsed_, info_ and laidOutWeights_, and publishing.
+  /// Guards kernelsUsed_ and info_, and publishing.
   mutable std::mutex mutex_;
   /// Every kernel used, the one in use last: none is freed while a run
   /// that read current_ before a swap may still be on it.
   std::vector<std::shared_ptr<const jit::Kernel>> kernelsUsed_;
   std::atomic<const jit::Kernel *> current_{nullptr};
   TuneInfo info_;
-  std::shared_ptr<const measure::AlignedBuffer> laidOutWeights_;
+  /// Owned; replaced only under tuning_, freed once no run reads it.
+  std::atomic<const measure::AlignedBuffer *> laidOutWeights_{nullptr};
   std::mutex tuning_; ///< Held through tune() and setConstantWeights().
 };
 

@@ -15,6 +15,7 @@
 #include "CacheTestUtil.h"
 #include "ConvTestUtil.h"
 #include "JIT/Kernel.h"
+#include "MatMulTestUtil.h"
 #include "Measure/TensorBuffers.h"
 #include "Scheme/SchemeParser.h"
 #include "Spec/Check.h"
@@ -24,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -188,6 +190,55 @@ TEST_F(ConcurrencyTest, TuneRacesRunOnOneObject) {
     thread.join();
   EXPECT_TRUE(conv.tuneInfo().tuned);
   EXPECT_EQ(runsAfterTune, 2 * runners);
+}
+
+/// setWeights() replaces the constant B of a matmul that other threads are
+/// running: each run reads the weights it started with, whole and not yet
+/// freed (the sanitizer jobs of scripts/test run this too), so every output
+/// is the product with the old B or the new one, bit for bit.
+TEST_F(ConcurrencyTest, SetWeightsRacesRunOnOneObject) {
+  MatMulParams p;
+  p.M = 6;
+  p.N = 2 * host().vectorWidth;
+  p.K = 16;
+  p.constantB = true;
+  MatMul matmul(p);
+  testing::MatMulCase first(p, /*withBias=*/false, 1);
+  const std::vector<float> secondB = testing::MatMulCase(p, false, 5).B;
+  matmul.setWeights(first.B.data());
+  const std::vector<float> withFirst = first.run(matmul);
+  first.expectMatches(withFirst);
+  matmul.setWeights(secondB.data());
+  const std::vector<float> withSecond = first.run(matmul);
+  ASSERT_NE(withFirst, withSecond);
+
+  constexpr int runners = 3;
+  std::atomic<int> running{0};
+  std::atomic<bool> stop{false};
+  std::atomic<int> torn{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < runners; ++t)
+    threads.emplace_back([&] {
+      bool counted = false;
+      while (!stop) {
+        const std::vector<float> output = first.run(matmul);
+        if (output != withFirst && output != withSecond)
+          ++torn;
+        if (!counted) {
+          counted = true;
+          ++running;
+        }
+      }
+    });
+  while (running < runners)
+    std::this_thread::yield();
+  for (int replacement = 0; replacement < 200; ++replacement)
+    matmul.setWeights(replacement % 2 == 0 ? first.B.data() : secondB.data());
+  stop = true;
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(torn, 0) << "runs read a mix of the two B";
+  EXPECT_EQ(first.run(matmul), withSecond); // The last B given.
 }
 
 /// Two threads calling tune() on one object are serialized: the second

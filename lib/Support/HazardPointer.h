@@ -6,8 +6,8 @@
 // slot holds it. The reader pays no atomic read-modify-write and writes
 // only its own cache line, where a mutex and a shared_ptr copy cost four
 // locked instructions that also serialize consecutive calls: a 4x4x4
-// matmul's run() with constant B took 28.5-29.7 ns so, 13.1-13.3 with a
-// guard, 10.0-10.2 with B given to the call (ttile-bench, Zen 5).
+// matmul's run() with constant B took 28.8-29.8 ns so, 12.9-13.3 with a
+// guard, 10.1-10.5 with B given to the call (ttile-bench, Zen 5).
 //
 // The announcement must be visible to the writer before the reader reads
 // the pointer again, which takes a full fence between the two. On Linux

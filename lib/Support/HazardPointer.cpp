@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#include <pthread.h>
 
 namespace ttile::support {
 namespace detail {
@@ -88,6 +89,23 @@ private:
     fencesAreAsymmetric_ =
         membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 #endif
+    // The child of a fork() has only the thread that forked: the records
+    // of the others would keep their slots for ever, and a setWeights()
+    // in the child would wait on them. The mutex is held across the fork,
+    // so that the child finds the records whole.
+    pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); },
+                   [] { get().forgetOtherThreads(); });
+  }
+
+  /// In the child of a fork(), with mutex_ held since before it.
+  void forgetOtherThreads() {
+    for (HazardRecord &record : records_)
+      if (&record != detail::threadRecord) {
+        for (std::atomic<const void *> &slot : record.slots)
+          slot.store(nullptr, std::memory_order_relaxed);
+        record.owned.store(false, std::memory_order_relaxed);
+      }
+    mutex_.unlock();
   }
 
   std::mutex mutex_;

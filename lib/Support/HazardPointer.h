@@ -16,7 +16,9 @@
 // barrier; where membarrier is not available, both sides fence.
 //
 // A guard lasts one scope; a thread may hold up to kGuardsPerThread at a
-// time (ttile's runs hold one).
+// time (ttile's runs hold one). The child of a fork() forgets the guards
+// of the threads it does not have, which would otherwise hold its waits
+// for ever.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SUPPORT_HAZARDPOINTER_H

@@ -16,7 +16,9 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace ttile::support {
@@ -65,6 +67,36 @@ TEST(HazardPointerTest, AThreadHoldsAtMostFourGuards) {
   std::atomic<int *> source{&value};
   HazardGuard a(source), b(source), c(source), d(source);
   EXPECT_THROW(HazardGuard{source}, Error);
+}
+
+/// The child of a fork() has only the thread that forked: a guard that
+/// another thread held at the fork must not make the child's wait hang.
+TEST(HazardPointerTest, AForkedChildDoesNotWaitForThreadsItLacks) {
+  int first = 1, second = 2;
+  std::atomic<int *> source{&first};
+  std::atomic<bool> guarded{false}, release{false};
+  std::thread reader([&] {
+    HazardGuard guard(source);
+    guarded = true;
+    while (!release)
+      std::this_thread::yield();
+  });
+  while (!guarded)
+    std::this_thread::yield();
+  const pid_t child = fork();
+  if (child == 0) {
+    alarm(10); // A hang ends the child by SIGALRM.
+    source.store(&second);
+    waitUntilUnprotected(&first);
+    _exit(0);
+  }
+  release = true;
+  reader.join();
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the child's wait did not return (status " << status << ")";
 }
 
 /// Readers check every object they read while a writer replaces and frees

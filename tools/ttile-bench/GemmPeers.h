@@ -36,9 +36,15 @@ public:
   virtual std::string version() const = 0;
   /// Sets up for `params` (a primitive, for oneDNN) before the timed runs.
   virtual void prepare(const MatMulParams &params) { (void)params; }
-  /// C = A B for the `params` of the last prepare().
+  /// C = A B for the `params` of the last prepare(). With
+  /// `params.constantB`, a peer that lays B out ahead reads that instead.
   virtual void run(const MatMulParams &params, const float *A, const float *B,
                    float *C) const = 0;
+  /// Whether the peer lays a constant B out ahead (setConstantB).
+  virtual bool laysOutConstantB() const { return false; }
+  /// Lays out B once, untimed, for the `params` of the last prepare(), which
+  /// had constantB (only where laysOutConstantB()).
+  virtual void setConstantB(const float *B) { (void)B; }
 };
 
 /// oneDNN's matmul primitive on the caller's strides (batch, transposes

@@ -58,6 +58,10 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
                                                    const float *B, float *C) {
           peer.run(p, A, B, C);
         };
+        if (p.constantB && peer.laysOutConstantB())
+          problem.contenders.back().setConstantB = [&peer](const float *B) {
+            peer.setConstantB(B);
+          };
       } catch (const Error &error) {
         problem.contenders.back().failure = error.what();
       }
@@ -66,8 +70,9 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
   };
   PeerList peerList = peerListOf(peers);
   if (options.constantB)
-    peerList.notes.push_back("ttile's B: constant, given once to setWeights() "
-                             "untimed; the peers read B every call");
+    peerList.notes.push_back(
+        "B constant: given once, untimed, to ttile's setWeights() and "
+        "oneDNN's reorder; the other peers read B every call");
   return benchAgainstPeers(problems.size(), setUp, peerList, options);
 }
 

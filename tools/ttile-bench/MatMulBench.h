@@ -4,7 +4,7 @@
 // `ttile-bench matmul` runs each problem through ttile::MatMul and through
 // every peer found (GemmPeers.h: OpenBLAS, BLIS, MKL, oneDNN) in this
 // process, on the same data, with no epilogue and B given to every call
-// (to ttile's setWeights() once with --constant-b),
+// (with --constant-b, once to ttile's setWeights() and oneDNN's reorder),
 // as PeerBench.h measures and reports them.
 //
 //===----------------------------------------------------------------------===//

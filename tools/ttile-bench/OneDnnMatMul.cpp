@@ -2,9 +2,10 @@
 //
 // oneDNN describes every operand of its matmul primitive as a plain tensor
 // with strides: A is {batch, M, K} with strides {strideA, lda, 1}, or
-// {strideA, 1, lda} when transposed; a broadcast B has batch 1. No reorder
-// and no packed B: the weights are given to every call, as to the BLAS
-// libraries and to ttile's per-run MatMul.
+// {strideA, 1, lda} when transposed; a broadcast B has batch 1. B given to
+// every call is read as it is, as by the BLAS libraries and ttile's per-run
+// MatMul; a constant B (constantB) is reordered once into the layout the
+// primitive picks (format `any`), as an inference engine's weights are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,19 +44,35 @@ public:
     memory::desc b = matrix(p.broadcastB ? 1 : p.batch, p.K, p.N, s.ldb,
                             s.strideB, p.transB);
     memory::desc c = matrix(p.batch, p.M, p.N, s.ldc, s.strideC, false);
+    memory::desc anyB(b.get_dims(), memory::data_type::f32,
+                      memory::format_tag::any);
     try {
-      primitive_.emplace(dnnl::matmul::primitive_desc(engine_, a, b, c));
+      dnnl::matmul::primitive_desc desc(engine_, a, p.constantB ? anyB : b, c);
+      primitive_.emplace(desc);
+      descs_ = {a, b, c, desc.weights_desc()};
     } catch (const dnnl::error &error) {
       throw Error(std::string("oneDNN has no matmul for this problem: ") +
                   error.what());
     }
-    descs_ = {a, b, c};
+    laidOutB_.reset();
   }
 
-  void run(const MatMulParams &, const float *A, const float *B,
+  bool laysOutConstantB() const override { return true; }
+
+  void setConstantB(const float *B) override {
+    memory given(descs_[1], engine_, const_cast<float *>(B));
+    laidOutB_.emplace(descs_[3], engine_);
+    dnnl::reorder(given, *laidOutB_).execute(stream_, given, *laidOutB_);
+    stream_.wait();
+  }
+
+  void run(const MatMulParams &p, const float *A, const float *B,
            float *C) const override {
+    if (p.constantB && !laidOutB_)
+      throw Error("oneDNN: the constant B was not laid out");
     memory a(descs_[0], engine_, const_cast<float *>(A));
-    memory b(descs_[1], engine_, const_cast<float *>(B));
+    memory b = p.constantB ? *laidOutB_
+                           : memory(descs_[1], engine_, const_cast<float *>(B));
     memory c(descs_[2], engine_, C);
     primitive_->execute(stream_, {{DNNL_ARG_SRC, a},
                                   {DNNL_ARG_WEIGHTS, b},
@@ -67,7 +84,9 @@ private:
   dnnl::engine engine_;
   mutable dnnl::stream stream_;
   std::optional<dnnl::matmul> primitive_;
+  /// A, B as given, C, and B as the primitive reads it.
   std::vector<memory::desc> descs_;
+  std::optional<memory> laidOutB_; ///< A constant B, reordered once.
 };
 
 } // namespace

@@ -67,8 +67,6 @@ Row measureProblem(const PeerProblem &problem, int rounds,
   row.problem = &problem;
   const measure::AlignedBuffer A = randomBuffer(problem.aElements, 1);
   const measure::AlignedBuffer B = randomBuffer(problem.bElements, 2);
-  if (problem.setConstantB)
-    problem.setConstantB(B.data());
   std::vector<measure::AlignedBuffer> outputs;
   std::vector<std::function<void()>> runs;
   for (const PeerProblem::Contender &contender : problem.contenders) {
@@ -82,12 +80,15 @@ Row measureProblem(const PeerProblem &problem, int rounds,
       };
   }
 
-  // One untimed run each, whose outputs are compared with ttile's.
+  // One untimed run each, after B laid out where it is constant, whose
+  // outputs are compared with ttile's.
   const float *reference = outputs[0].data();
   for (size_t c = 0; c < runs.size(); ++c) {
     if (!runs[c])
       continue;
     try {
+      if (problem.contenders[c].setConstantB)
+        problem.contenders[c].setConstantB(B.data());
       runs[c]();
     } catch (const Error &error) {
       row.figures[c].failure = error.what();

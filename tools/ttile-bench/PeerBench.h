@@ -44,14 +44,15 @@ struct PeerProblem {
   double tuneSeconds = 0;
   bool cacheHit = false;
   std::string scheme;
-  /// Where ttile's B is constant (the params' constantB): gives B to
-  /// setWeights() once, before the first run, untimed.
-  std::function<void(const float *B)> setConstantB;
 
   struct Contender {
     std::string library;
     OperandRun run;      ///< Unset when the library failed to set up.
     std::string failure; ///< Why, then.
+    /// Where B is constant (the params' constantB) and the library lays it
+    /// out ahead (ttile's setWeights(), oneDNN's reorder): given B once,
+    /// before the first run, untimed.
+    std::function<void(const float *B)> setConstantB = {};
   };
   std::vector<Contender> contenders; ///< ttile first.
 };
@@ -78,14 +79,16 @@ PeerProblem tunedProblem(std::string name, const Params &params, int trials) {
   problem.cacheHit = op->tuneInfo().cacheHit;
   problem.scheme = op->scheme();
   const bool constantB = params.constantB;
-  if (constantB)
-    problem.setConstantB = [op](const float *B) { op->setWeights(B); };
   problem.contenders.push_back(
       {"ttile",
        [op, constantB](const float *A, const float *B, float *C) {
          op->run(RunArgs{A, constantB ? nullptr : B, nullptr, nullptr, C});
        },
        /*failure=*/{}});
+  if (constantB)
+    problem.contenders.back().setConstantB = [op](const float *B) {
+      op->setWeights(B);
+    };
   return problem;
 }
 
@@ -101,8 +104,8 @@ struct PeerBenchOptions {
   int threads = 1;
   int trials = 20; ///< For problems not tuned yet.
   int rounds = 3;
-  /// ttile's B given once to setWeights() (constantB), as an inference
-  /// engine's weights are; the peers still read B every call.
+  /// B constant (constantB), as an inference engine's weights are: laid
+  /// out once by the contenders that can (Contender::setConstantB).
   bool constantB = false;
   std::string json; ///< Where to write the figures too; "" for nowhere.
 };

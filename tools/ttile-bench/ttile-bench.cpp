@@ -641,8 +641,9 @@ int main(int argc, char **argv) {
   matmul->add_option("--rounds", options.rounds, "alternate timings")
       ->check(CLI::Range(1, 100));
   matmul->add_flag("--constant-b", options.constantB,
-                   "give ttile's B once to setWeights() (constantB), as an "
-                   "inference engine's weights; the peers read B every call");
+                   "B constant, as an inference engine's weights: given "
+                   "once to ttile's setWeights() (constantB) and to oneDNN's "
+                   "reorder; the other peers read B every call");
   matmul->add_option("--json", options.json, "write the figures as JSON");
 
   CLI::App *contraction = app.add_subcommand(

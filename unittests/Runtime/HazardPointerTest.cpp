@@ -37,27 +37,44 @@ TEST(HazardPointerTest, AGuardReadsWhatTheSourceHolds) {
   EXPECT_EQ(guard.get(), &second);
 }
 
+/// A thread that holds a guard on `source` until release().
+class GuardingThread {
+public:
+  explicit GuardingThread(const std::atomic<int *> &source)
+      : thread_([this, &source] {
+          HazardGuard guard(source);
+          guarded_ = true;
+          while (!released_)
+            std::this_thread::yield();
+        }) {
+    while (!guarded_)
+      std::this_thread::yield();
+  }
+  ~GuardingThread() { release(); }
+  void release() {
+    released_ = true;
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  std::atomic<bool> guarded_{false}, released_{false};
+  std::thread thread_;
+};
+
 TEST(HazardPointerTest, TheWaitLastsAsLongAsAGuardOfThePointer) {
   int first = 1, second = 2;
   std::atomic<int *> source{&first};
-  std::atomic<bool> guarded{false}, release{false}, waited{false};
-  std::thread reader([&] {
-    HazardGuard guard(source);
-    guarded = true;
-    while (!release)
-      std::this_thread::yield();
-  });
-  while (!guarded)
-    std::this_thread::yield();
+  GuardingThread reader(source);
   source.store(&second);
+  std::atomic<bool> waited{false};
   std::thread writer([&] {
     waitUntilUnprotected(&first);
     waited = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_FALSE(waited) << "the wait returned while a guard held the pointer";
-  release = true;
-  reader.join();
+  reader.release();
   writer.join();
   EXPECT_TRUE(waited);
 }
@@ -74,15 +91,7 @@ TEST(HazardPointerTest, AThreadHoldsAtMostFourGuards) {
 TEST(HazardPointerTest, AForkedChildDoesNotWaitForThreadsItLacks) {
   int first = 1, second = 2;
   std::atomic<int *> source{&first};
-  std::atomic<bool> guarded{false}, release{false};
-  std::thread reader([&] {
-    HazardGuard guard(source);
-    guarded = true;
-    while (!release)
-      std::this_thread::yield();
-  });
-  while (!guarded)
-    std::this_thread::yield();
+  GuardingThread reader(source);
   const pid_t child = fork();
   if (child == 0) {
     alarm(10); // A hang ends the child by SIGALRM.
@@ -90,8 +99,7 @@ TEST(HazardPointerTest, AForkedChildDoesNotWaitForThreadsItLacks) {
     waitUntilUnprotected(&first);
     _exit(0);
   }
-  release = true;
-  reader.join();
+  reader.release();
   ASSERT_GT(child, 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);

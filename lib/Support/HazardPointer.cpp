@@ -142,10 +142,17 @@ void refuseGuard() {
 void waitUntilUnprotected(const void *pointer) {
   Registry &registry = Registry::get();
   registry.fenceEveryThread();
+  // A small product's run returns within microseconds, a large
+  // convolution's after tens of milliseconds: yield a few times, then
+  // sleep rather than take a core from the runs waited for.
   for (const HazardRecord *record : registry.snapshot())
     for (const std::atomic<const void *> &slot : record->slots)
-      while (slot.load(std::memory_order_acquire) == pointer)
-        std::this_thread::yield();
+      for (int tries = 0; slot.load(std::memory_order_acquire) == pointer;
+           ++tries)
+        if (tries < 64)
+          std::this_thread::yield();
+        else
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
 } // namespace ttile::support

@@ -1,5 +1,4 @@
-//===- Runtime/OperatorProblem.cpp - The roles of buffers
-//------------------===//
+//===- Runtime/OperatorProblem.cpp - The roles of buffers -----------------===//
 
 #include "Runtime/OperatorProblem.h"
 

@@ -40,10 +40,9 @@ public:
   /// `params.constantB`, a peer that lays B out ahead reads that instead.
   virtual void run(const MatMulParams &params, const float *A, const float *B,
                    float *C) const = 0;
-  /// Whether the peer lays a constant B out ahead (setConstantB).
-  virtual bool laysOutConstantB() const { return false; }
-  /// Lays out B once, untimed, for the `params` of the last prepare(), which
-  /// had constantB (only where laysOutConstantB()).
+  /// Given B once, untimed, where the `params` of the last prepare() have
+  /// constantB: a peer that lays B out ahead (oneDNN) does so here; the
+  /// others read run()'s B.
   virtual void setConstantB(const float *B) { (void)B; }
 };
 

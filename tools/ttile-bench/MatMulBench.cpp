@@ -58,7 +58,7 @@ bool benchMatMuls(const std::vector<tools::NamedMatMul> &problems,
                                                    const float *B, float *C) {
           peer.run(p, A, B, C);
         };
-        if (p.constantB && peer.laysOutConstantB())
+        if (p.constantB)
           problem.contenders.back().setConstantB = [&peer](const float *B) {
             peer.setConstantB(B);
           };

@@ -1,5 +1,4 @@
-//===- ttile-bench/MatMulBench.h - ttile's MatMul against the BLAS -*- C++
-//-*-===//
+//===- ttile-bench/MatMulBench.h - ttile's MatMul vs the BLAS ---*- C++ -*-===//
 //
 // `ttile-bench matmul` runs each problem through ttile::MatMul and through
 // every peer found (GemmPeers.h: OpenBLAS, BLIS, MKL, oneDNN) in this

@@ -57,8 +57,6 @@ public:
     laidOutB_.reset();
   }
 
-  bool laysOutConstantB() const override { return true; }
-
   void setConstantB(const float *B) override {
     memory given(descs_[1], engine_, const_cast<float *>(B));
     laidOutB_.emplace(descs_[3], engine_);

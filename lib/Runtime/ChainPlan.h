@@ -1,5 +1,4 @@
-//===- Runtime/ChainPlan.h - The order of a three-operand einsum -*- C++
-//-*-===//
+//===- Runtime/ChainPlan.h - A three-operand einsum's order -----*- C++ -*-===//
 //
 // A ContractionChain computes "X,Y,Z->O" as two Contractions: two of the
 // operands into an intermediate T, then T with the third. Which two go

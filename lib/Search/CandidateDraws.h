@@ -1,5 +1,4 @@
-//===- Search/CandidateDraws.h - Distinct candidates, batch by batch -*- C++
-//-*-===//
+//===- Search/CandidateDraws.h - Distinct candidates by batch ---*- C++ -*-===//
 //
 // tune() measures candidates in the order drawn here: seeded random draws
 // of the structured space (SearchSpace.h), never the same scheme twice,

@@ -1,5 +1,4 @@
-//===- Search/DataMovementModel.h - Rank schemes without running them -*- C++
-//-*-===//
+//===- Search/DataMovementModel.h - Rank schemes unrun ----------*- C++ -*-===//
 //
 // The data-movement metric of thesis 5.4.3, a simplified IOOpt: for each
 // cache level, the shortest suffix of the loop nest whose footprint

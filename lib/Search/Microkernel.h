@@ -1,5 +1,4 @@
-//===- Search/Microkernel.h - Register-level microkernels as data -*- C++
-//-*-===//
+//===- Search/Microkernel.h - Register microkernels as data -----*- C++ -*-===//
 //
 // A microkernel (paper 4.1, thesis 5.2) is the register tile at the bottom
 // of a scheme: unroll factors along some dimensions and a vectorized one,

@@ -1,5 +1,4 @@
-//===- ttile-bench/Convergence.h - How fast random search converges -*- C++
-//-*-===//
+//===- ttile-bench/Convergence.h - Random search converging -----*- C++ -*-===//
 //
 // `ttile-bench convergence`: the study of paper Figs. 10-11 and thesis
 // 5.4.6. For each problem (a convolution layer, or a contraction: issue

@@ -43,31 +43,39 @@ bool benchContractions(const std::vector<tools::NamedContraction> &problems,
 
   auto setUp = [&](size_t i) {
     const tools::NamedContraction &named = problems[i];
-    const ContractionParams &p = named.params;
+    ContractionParams p = named.params;
+    p.constantB = options.constantB;
     PeerProblem problem =
         tunedProblem<Contraction>(named.name, p, options.trials);
     nlohmann::json sizes;
     for (auto [letter, size] : p.sizes)
       sizes[std::string(1, letter)] = size;
-    problem.params = {{"einsum", p.einsum}, {"sizes", sizes}};
-    auto addPeer = [&](std::string name, auto makeRun) {
+    problem.params = {
+        {"einsum", p.einsum}, {"sizes", sizes}, {"constantB", p.constantB}};
+    auto addPeer = [&](std::string name, auto setUpCalls) {
       problem.contenders.push_back({std::move(name), nullptr, ""});
       try {
-        problem.contenders.back().run = makeRun();
+        setUpCalls(problem.contenders.back());
       } catch (const Error &error) {
         problem.contenders.back().failure = error.what();
       }
     };
     if (gemm)
-      addPeer("TTGT+" + gemm->name(), [&] { return ttgtRun(p, *gemm); });
+      addPeer("TTGT+" + gemm->name(), [&](PeerProblem::Contender &contender) {
+        setUpTtgt(p, *gemm, contender);
+      });
     if (eigen)
-      addPeer("Eigen", [&]() -> OperandRun {
+      addPeer("Eigen", [&](PeerProblem::Contender &contender) {
         if (options.threads != 1)
           throw Error("Eigen runs on one thread here");
-        return eigenRun(p);
+        contender.run = eigenRun(p);
       });
     return problem;
   };
+  if (options.constantB)
+    peers.notes.push_back("B constant: given once, untimed, to ttile's "
+                          "setWeights() and to TTGT's transpose of B; Eigen "
+                          "reads B every call");
   return benchAgainstPeers(problems.size(), setUp, peers, options);
 }
 

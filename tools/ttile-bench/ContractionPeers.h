@@ -6,8 +6,9 @@
 //  - TTGT: transpose A and B into matrices (batch, free, summed letters
 //    grouped), one batched GEMM of a BLAS library (GemmPeers.h), and C
 //    transposed back, each step skipped where the layout already fits, as
-//    the usual way to contract does. The transposes are ttile-bench's own:
-//    a loop nest writing the destination in order.
+//    the usual way to contract does (B's once, where it is constant). The
+//    transposes are ttile-bench's own: a loop nest writing the destination in
+//    order.
 //  - Eigen: Eigen::Tensor's contract() then shuffle() to C's order, on one
 //    thread (Debian's libeigen3-dev, when it was found at configure time).
 //
@@ -22,9 +23,13 @@
 
 namespace ttile::bench {
 
-/// TTGT with `gemm`, prepared for `params`. Throws ttile::Error for a
-/// letter summed within one operand (no GEMM reads it).
-OperandRun ttgtRun(const ContractionParams &params, GemmPeer &gemm);
+/// Sets `contender`'s calls to TTGT with `gemm`, prepared for `params`.
+/// With `params.constantB`, B's permutation (where its layout needs one) is
+/// made once, by setConstantB, as an engine transposes its weights once;
+/// A's and C's stay in every call. Throws ttile::Error for a letter summed
+/// within one operand (no GEMM reads it).
+void setUpTtgt(const ContractionParams &params, GemmPeer &gemm,
+               PeerProblem::Contender &contender);
 
 /// Eigen's contraction of `params`. Throws ttile::Error when ttile-bench
 /// was built without Eigen, or for ranks it was not instantiated for.

@@ -83,7 +83,8 @@ GemmOperand fit(const std::string &letters, const std::string &batch,
 
 } // namespace
 
-OperandRun ttgtRun(const ContractionParams &params, GemmPeer &gemm) {
+void setUpTtgt(const ContractionParams &params, GemmPeer &gemm,
+               PeerProblem::Contender &contender) {
   const auto [a, b, c] = tools::einsumTerms(params.einsum);
   const std::map<char, int64_t> &sizes = params.sizes;
   std::string batch, freeA, freeB, summed;
@@ -127,16 +128,27 @@ OperandRun ttgtRun(const ContractionParams &params, GemmPeer &gemm) {
   auto scratchX = scratch(!X.gemmOrder.empty(), x);
   auto scratchY = scratch(!Y.gemmOrder.empty(), y);
   auto scratchC = scratch(c != gemmC, c);
-  return [=, &gemm](const float *A, const float *B, float *C) {
+  // A constant B that needs permuting is permuted once, as an engine
+  // transposes its weights once; the run reads that copy.
+  const GemmOperand &operandB = swapped ? X : Y;
+  const bool bPermutedOnce = params.constantB && !operandB.gemmOrder.empty();
+  if (bPermutedOnce)
+    contender.setConstantB = [=](const float *B) {
+      permute(B, b, (swapped ? scratchX : scratchY)->data(), operandB.gemmOrder,
+              sizes);
+    };
+  contender.run = [=, &gemm](const float *A, const float *B, float *C) {
     const float *xData = swapped ? B : A, *yData = swapped ? A : B;
-    if (!X.gemmOrder.empty()) {
+    const bool permuteX = !X.gemmOrder.empty() && !(bPermutedOnce && swapped);
+    const bool permuteY = !Y.gemmOrder.empty() && !(bPermutedOnce && !swapped);
+    if (permuteX)
       permute(xData, x, scratchX->data(), X.gemmOrder, sizes);
-      xData = scratchX->data();
-    }
-    if (!Y.gemmOrder.empty()) {
+    if (permuteY)
       permute(yData, y, scratchY->data(), Y.gemmOrder, sizes);
+    if (!X.gemmOrder.empty())
+      xData = scratchX->data();
+    if (!Y.gemmOrder.empty())
       yData = scratchY->data();
-    }
     float *out = c == gemmC ? C : scratchC->data();
     gemm.run(product, xData, yData, out);
     if (c != gemmC)

@@ -656,6 +656,10 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 100000));
   contraction->add_option("--rounds", options.rounds, "alternate timings")
       ->check(CLI::Range(1, 100));
+  contraction->add_flag("--constant-b", options.constantB,
+                        "B constant, as an inference engine's weights: "
+                        "given once to ttile's setWeights() (constantB) and "
+                        "to TTGT's transpose of B; Eigen reads B every call");
   contraction->add_option("--json", options.json, "write the figures as JSON");
 
   CLI::App *forkJoin = app.add_subcommand(
@@ -676,7 +680,7 @@ int main(int argc, char **argv) {
         throw CLI::ValidationError("--set/--einsum", "give at least one");
       return bench::benchContractions(
                  problems, {options.threads, options.trials, options.rounds,
-                            /*constantB=*/false, options.json})
+                            options.constantB, options.json})
                  ? 0
                  : 1;
     }

@@ -48,6 +48,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -249,10 +251,52 @@ int configuredWorkers() {
   return static_cast<int>(*requested);
 }
 
-ThreadPool &pool() {
-  static ThreadPool instance(configuredWorkers());
-  return instance;
-}
+/// The process's pool, made at the first loop. The child of a fork() has
+/// only the thread that forked, none of the pool's workers: its first loop
+/// makes a pool of its own. Its parent's pool is left as the fork copied it,
+/// never used (a worker may have held its mutex, or waited on its condition
+/// variable, at the fork) and never destroyed (joining workers that are not
+/// in the child would wait for ever, at exit()).
+class PoolSlot {
+public:
+  static PoolSlot &get() {
+    static PoolSlot slot;
+    return slot;
+  }
+
+  ThreadPool &pool() {
+    ThreadPool *current = current_.load(std::memory_order_acquire);
+    if (current) [[likely]]
+      return *current;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!current_.load(std::memory_order_relaxed))
+      current_.store(new ThreadPool(configuredWorkers()),
+                     std::memory_order_release);
+    return *current_.load(std::memory_order_relaxed);
+  }
+
+private:
+  PoolSlot() {
+    // Held across the fork, so that the child never finds it taken by a
+    // thread it does not have.
+    pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); },
+                   [] { get().forgetTheParentsPool(); });
+  }
+  ~PoolSlot() { delete current_.load(); }
+
+  /// In the child of a fork(), with mutex_ held since before it.
+  void forgetTheParentsPool() {
+    if (ThreadPool *parents = current_.exchange(nullptr))
+      abandoned_.push_back(parents); // Reachable: not a leak to LSan.
+    mutex_.unlock();
+  }
+
+  std::atomic<ThreadPool *> current_{nullptr};
+  std::mutex mutex_; ///< Serializes making the pool.
+  std::vector<ThreadPool *> abandoned_;
+};
+
+ThreadPool &pool() { return PoolSlot::get().pool(); }
 
 /// The runner of this thread's innermost ScopedTaskRunner, if any.
 thread_local const TaskRunner *currentRunner = nullptr;

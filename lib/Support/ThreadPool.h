@@ -5,9 +5,10 @@
 // process may use, Support/AvailableCpus.h), the calling thread being
 // worker 0. Each worker runs a contiguous block of a loop's iterations,
 // which all cost the same; the caller runs a late worker's block if the
-// worker has not started it. Generated code reaches it
-// through the C symbol ttile_parallel_for, so a kernel needs nothing but a
-// function pointer.
+// worker has not started it. The child of a fork() makes a pool of its
+// own at its first loop, with workers of its own. Generated code reaches
+// it through the C symbol ttile_parallel_for, so a kernel needs nothing
+// but a function pointer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_SUPPORT_THREADPOOL_H

@@ -3,25 +3,31 @@
 // ttile_parallel_for (Support/ThreadPool.h) hands a loop to workers that
 // spin between loops and sleep when idle. These tests run loops back to
 // back (the workers spinning), after a pause (the workers asleep), from
-// several threads at once and beside threads that keep the CPUs busy, and
-// check that every iteration ran exactly once on a worker no other running
-// iteration held; likewise on threads an engine lends (ScopedTaskRunner). The TSan job of scripts/test
-// runs this binary, so a race in publishing a loop fails here.
+// several threads at once, beside threads that keep the CPUs busy and in
+// the child of a fork(), and check that every iteration ran exactly once
+// on a worker no other running iteration held; likewise on threads an
+// engine lends (ScopedTaskRunner). The TSan job of scripts/test runs this
+// binary, so a race in publishing a loop fails here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Support/ThreadPool.h"
 
 #include "BusyCpus.h"
+#include "Sanitizers.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace ttile {
 namespace {
@@ -47,6 +53,13 @@ struct LoopRecord {
   }
 
   void run() { ttile_parallel_for(&LoopRecord::body, this, runs.size()); }
+
+  /// For a forked child, whose failed expectations nobody would see.
+  bool ranEachIterationOnce() const {
+    return !badWorker && !sharedWorker &&
+           std::all_of(runs.begin(), runs.end(),
+                       [](const std::atomic<int> &ran) { return ran == 1; });
+  }
 
   void expectEachIterationRanOnce() const {
     EXPECT_FALSE(badWorker);
@@ -144,6 +157,77 @@ TEST(ThreadPoolTest, LoopsOnALentRunnerRunEveryIterationOnce) {
   }
   EXPECT_LE(mostTasks, workerCount());
   EXPECT_GE(mostTasks, std::min(2, workerCount()));
+}
+
+/// Forks a child that runs loops and exits 0, through exit() and so the
+/// pool's destructor, when each ran every iteration once on the workers
+/// the child's pool has; a hang ends it by SIGALRM.
+void expectLoopsRunInAForkedChild(const char *when) {
+  const pid_t child = fork();
+  if (child == 0) {
+    alarm(10);
+    for (int64_t loop = 0; loop < 100; ++loop) {
+      LoopRecord record(1 + loop % 37);
+      record.run();
+      if (!record.ranEachIterationOnce())
+        _exit(1);
+    }
+    // Workers of its own: each claims its block of a loop that waits for
+    // them, but for a worker descheduled past the caller's patience (its
+    // block is then the caller's), so a few loops are allowed.
+    const int workers = workerCount();
+    bool eachWorkerRan = false;
+    for (int attempt = 0; attempt < 100 && !eachWorkerRan; ++attempt) {
+      std::vector<std::atomic<bool>> ran(static_cast<size_t>(workers));
+      auto body = [](void *context, int64_t, int64_t worker) {
+        static_cast<std::atomic<bool> *>(context)[worker] = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      };
+      ttile_parallel_for(body, ran.data(), workers);
+      eachWorkerRan =
+          std::all_of(ran.begin(), ran.end(),
+                      [](const std::atomic<bool> &r) { return r.load(); });
+    }
+    if (!eachWorkerRan)
+      _exit(2);
+    // exit(): the pool's destructor must not wait for the parent's
+    // workers. Not under LeakSanitizer, which would report the state that
+    // std::thread gave each of them: only their stacks, not in the child,
+    // hold it.
+    if constexpr (testing::kLeakChecked)
+      _exit(0);
+    std::exit(0);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "forked " << when << ": the child "
+      << (WIFSIGNALED(status)        ? "hung or crashed"
+          : WEXITSTATUS(status) == 1 ? "missed iterations"
+          : WEXITSTATUS(status) == 2 ? "ran on fewer workers than it has"
+                                     : "failed")
+      << " (status " << status << ")";
+}
+
+// The child of a fork() has only the thread that forked, not the pool's
+// workers: its first loop makes a pool of its own, whose workers run its
+// loops, whether the fork came between loops or while another thread was
+// in one (a worker of the parent's pool may then have held its mutex),
+// and its exit() does not wait for the parent's workers.
+TEST(ThreadPoolTest, AForkedChildRunsLoopsOnWorkersOfItsOwn) {
+  LoopRecord(64).run(); // The parent's workers exist before the fork.
+  for (int round = 0; round < 10; ++round)
+    expectLoopsRunInAForkedChild("between loops");
+  std::atomic<bool> stop{false};
+  std::thread looping([&] {
+    while (!stop)
+      LoopRecord(64).run();
+  });
+  for (int round = 0; round < 10; ++round)
+    expectLoopsRunInAForkedChild("beside another thread's loops");
+  stop = true;
+  looping.join();
 }
 
 TEST(ThreadPoolTest, AnEmptyRunnerLeavesThePool) {

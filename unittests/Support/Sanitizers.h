@@ -1,8 +1,10 @@
-//===- unittests/Support/Sanitizers.h - Is this a sanitizer build? -*- C++ -*-===//
+//===- unittests/Support/Sanitizers.h - Is this a sanitizer build? -*- C++
+//-*-===//
 //
 // A few tests measure memory (resident set, address-space limits), which
 // the sanitizers' allocators and shadow memory make meaningless: they skip
 // themselves when kSanitized. Clang says so through __has_feature only.
+// kLeakChecked says whether exit() checks for leaks.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_UNITTESTS_SUPPORT_SANITIZERS_H
@@ -14,8 +16,11 @@ namespace ttile::testing {
 inline constexpr bool kSanitized = __has_feature(address_sanitizer) ||
                                    __has_feature(thread_sanitizer) ||
                                    __has_feature(memory_sanitizer);
+/// LeakSanitizer runs with AddressSanitizer, and checks at exit().
+inline constexpr bool kLeakChecked = __has_feature(address_sanitizer);
 #else
 inline constexpr bool kSanitized = false;
+inline constexpr bool kLeakChecked = false;
 #endif
 
 } // namespace ttile::testing

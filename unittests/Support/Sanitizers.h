@@ -1,5 +1,4 @@
-//===- unittests/Support/Sanitizers.h - Is this a sanitizer build? -*- C++
-//-*-===//
+//===- unittests/Support/Sanitizers.h - Sanitizer builds --------*- C++ -*-===//
 //
 // A few tests measure memory (resident set, address-space limits), which
 // the sanitizers' allocators and shadow memory make meaningless: they skip

@@ -1,6 +1,7 @@
 //===- Support/HazardPointer.cpp - Freeing what others read --------------===//
 
 #include "Support/HazardPointer.h"
+#include "Support/MutexAcrossFork.h"
 
 #include "ttile/Error.h"
 
@@ -18,7 +19,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
-#include <pthread.h>
 
 namespace ttile::support {
 namespace detail {
@@ -89,12 +89,11 @@ private:
     fencesAreAsymmetric_ =
         membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 #endif
-    // The child of a fork() has only the thread that forked: the records
-    // of the others would keep their slots for ever, and a setWeights()
-    // in the child would wait on them. The mutex is held across the fork,
-    // so that the child finds the records whole.
-    pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); },
-                   [] { get().forgetOtherThreads(); });
+    // The records of the threads a fork() child does not have would keep
+    // their slots for ever, and a setWeights() in the child would wait on
+    // them.
+    holdMutexAcrossFork<Registry, &Registry::mutex_,
+                        &Registry::forgetOtherThreads>();
   }
 
   /// In the child of a fork(), with mutex_ held since before it.
@@ -105,7 +104,6 @@ private:
           slot.store(nullptr, std::memory_order_relaxed);
         record.owned.store(false, std::memory_order_relaxed);
       }
-    mutex_.unlock();
   }
 
   std::mutex mutex_;

@@ -38,6 +38,7 @@
 #include "Support/AvailableCpus.h"
 #include "Support/Environment.h"
 #include "Support/Logging.h"
+#include "Support/MutexAcrossFork.h"
 
 #include <algorithm>
 #include <atomic>
@@ -47,8 +48,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <pthread.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -277,10 +276,8 @@ public:
 
 private:
   PoolSlot() {
-    // Held across the fork, so that the child never finds it taken by a
-    // thread it does not have.
-    pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); },
-                   [] { get().forgetTheParentsPool(); });
+    support::holdMutexAcrossFork<PoolSlot, &PoolSlot::mutex_,
+                                 &PoolSlot::forgetTheParentsPool>();
   }
   ~PoolSlot() { delete current_.load(); }
 
@@ -288,7 +285,6 @@ private:
   void forgetTheParentsPool() {
     if (ThreadPool *parents = current_.exchange(nullptr))
       abandoned_.push_back(parents); // Reachable: not a leak to LSan.
-    mutex_.unlock();
   }
 
   std::atomic<ThreadPool *> current_{nullptr};

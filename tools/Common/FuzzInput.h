@@ -1,10 +1,11 @@
-//===- tools/Common/FuzzInput.h - What the parameter fuzzers share -*- C++ -*-===//
+//===- tools/Common/FuzzInput.h - What the fuzzers share --------*- C++ -*-===//
 //
 // How the parameter fuzzers (of Conv2D and MatMul) turn libFuzzer's bytes
 // into integer fields, ordinary sizes most of the time and the edges a
 // validator gets wrong; their tables of fields; and the checks of one call
-// of a C API create function, whatever the operator. Header-only, so that
-// each fuzzer compiles it with its instrumentation.
+// of a C API create function, whatever the operator (the einsum fuzzer
+// uses these alone). Header-only, so that each fuzzer compiles it with its
+// instrumentation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_TOOLS_COMMON_FUZZINPUT_H
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -103,21 +105,41 @@ std::string describeFields(const Params &params,
   return text;
 }
 
-/// Whether `message` is "<function>: " followed by a field's name and " ("
-/// ("K (0) must ...") or by one of `subjects` ("the weights ...").
+/// What follows "<function>: " in `message`; none when it does not start so.
+inline std::optional<std::string_view>
+afterFunction(std::string_view message, std::string_view function) {
+  if (!message.starts_with(function) ||
+      !message.substr(function.size()).starts_with(": "))
+    return std::nullopt;
+  return message.substr(function.size() + 2);
+}
+
+/// Whether `message` is "<function>: " followed by one of `subjects`
+/// ("the weights ...", "sizes \"").
+inline bool namesItsSubject(std::string_view message, std::string_view function,
+                            std::initializer_list<std::string_view> subjects) {
+  std::optional<std::string_view> rest = afterFunction(message, function);
+  if (!rest)
+    return false;
+  for (std::string_view subject : subjects)
+    if (rest->starts_with(subject))
+      return true;
+  return false;
+}
+
+/// The same, or "<function>: " followed by a field's name and " ("
+/// ("K (0) must ...").
 template <typename Params>
 bool namesItsSubject(std::string_view message, std::string_view function,
                      std::span<const IntegerField<Params>> fields,
                      std::initializer_list<std::string_view> subjects) {
-  const std::string prefix = std::string(function) + ": ";
-  if (!message.starts_with(prefix))
+  if (namesItsSubject(message, function, subjects))
+    return true;
+  std::optional<std::string_view> rest = afterFunction(message, function);
+  if (!rest)
     return false;
-  message.remove_prefix(prefix.size());
   for (const IntegerField<Params> &field : fields)
-    if (message.starts_with(std::string(field.name) + " ("))
-      return true;
-  for (std::string_view subject : subjects)
-    if (message.starts_with(subject))
+    if (rest->starts_with(std::string(field.name) + " ("))
       return true;
   return false;
 }

@@ -5,7 +5,6 @@
 #include "Cache/KernelCache.h"
 #include "Scheme/SchemeParser.h"
 #include "Search/Tuner.h"
-#include "Support/HazardPointer.h"
 #include "Support/Logging.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -266,18 +265,8 @@ void TunedKernel::setConstantWeights(const float *weights) {
   delete replaced;
 }
 
-void TunedKernel::runWithConstantWeights(
-    std::array<void *, kRoleCount + 1> &arguments) {
-  // Not freed until the kernel returns, whatever setWeights() does.
-  support::HazardGuard weights(laidOutWeights_);
-  if (!weights.get())
-    throw Error("the constant weights are not set: call setWeights() "
-                "first");
-  // The kernel they were laid out for: setWeights() picked it, and
-  // tune() refuses to replace it once weights are set.
-  arguments[static_cast<size_t>(*roles_.tensorOf(Role::Weights))] =
-      const_cast<float *>(weights->data());
-  kernelForRun().call(arguments.data());
+void TunedKernel::refuseRunWithoutWeights() {
+  throw Error("the constant weights are not set: call setWeights() first");
 }
 
 std::string TunedKernel::scheme() {

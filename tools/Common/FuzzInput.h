@@ -60,6 +60,14 @@ inline constexpr int64_t kEdges[] = {0,
                               INT64_MIN};
 inline constexpr int kEdgeCount = sizeof(kEdges) / sizeof(kEdges[0]);
 
+/// What ttile.h promises of an accepted problem, which the fuzzers
+/// recompute in 128-bit arithmetic: every size or field at most 2^31, no
+/// tensor or buffer over 2^40 elements, at most 2^61 multiply-adds.
+using Wide = __int128;
+inline constexpr int64_t kLargestField = int64_t(1) << 31;
+inline constexpr Wide kLargestTensor = Wide(1) << 40;
+inline constexpr Wide kMostMultiplyAdds = Wide(1) << 61;
+
 /// One field, from a control byte c and what follows it:
 ///   c % 5 == 0  keep the current value
 ///   c % 5 == 1  a small value: the next byte, signed

@@ -35,12 +35,6 @@
 namespace {
 
 using namespace ttile::fuzz;
-using Wide = __int128;
-
-constexpr Wide kLargestSize = Wide(1) << 31;
-constexpr Wide kLargestTensor = Wide(1) << 40;
-constexpr Wide kMostMultiplyAdds = Wide(1) << 61;
-
 /// `text` without its white space: where the parsers accept a string, they
 /// ignore white space between its tokens.
 std::string withoutSpaces(std::string_view text) {
@@ -99,7 +93,7 @@ std::optional<std::map<char, Wide>> parseSizes(std::string_view text) {
     for (char digit : part.substr(2)) {
       if (!std::isdigit(static_cast<unsigned char>(digit)))
         return std::nullopt;
-      size = std::min(size * 10 + (digit - '0'), kLargestSize + 1);
+      size = std::min(size * 10 + (digit - '0'), Wide(kLargestField) + 1);
     }
     if (!sizes.emplace(part[0], size).second)
       return std::nullopt;
@@ -138,7 +132,7 @@ const char *brokenEinsumPromise(std::string_view einsumText,
   for (auto [letter, size] : sizes) {
     if (letters.find(letter) == std::string::npos)
       return "a size for no letter of the einsum was accepted";
-    if (size < 1 || size > kLargestSize)
+    if (size < 1 || size > kLargestField)
       return "a size out of range was accepted";
   }
   for (char letter : letters)

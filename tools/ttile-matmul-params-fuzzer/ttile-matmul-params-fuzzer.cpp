@@ -25,11 +25,6 @@
 namespace {
 
 using namespace ttile::fuzz;
-using Wide = __int128;
-
-constexpr int64_t kLargest = int64_t(1) << 31;
-constexpr Wide kLargestSpan = Wide(1) << 40;
-
 using Field = IntegerField<ttile_matmul_params>;
 constexpr Field kFields[] = {
     {"batch", &ttile_matmul_params::batch, 1},
@@ -70,7 +65,7 @@ Wide span(Wide rows, Wide columns, int64_t ld, int64_t stride, Wide items) {
 
 const char *brokenPromise(const ttile_matmul_params &p) {
   for (const Field &field : kFields)
-    if (p.*field.member < field.least || p.*field.member > kLargest)
+    if (p.*field.member < field.least || p.*field.member > kLargestField)
       return "a field out of range was accepted";
   if (p.activation < TTILE_ACTIVATION_NONE ||
       p.activation > TTILE_ACTIVATION_TANH)
@@ -90,7 +85,7 @@ const char *brokenPromise(const ttile_matmul_params &p) {
   for (Wide s : spans) {
     if (s < 0)
       return "a row stride below a row, or overlapping items, was accepted";
-    if (s > kLargestSpan)
+    if (s > kLargestTensor)
       return "a buffer spanning more than 2^40 elements was accepted";
   }
   return nullptr;

@@ -37,12 +37,6 @@ namespace {
 
 using namespace ttile::fuzz;
 
-using Wide = __int128;
-
-constexpr int64_t kLargest = int64_t(1) << 31;
-constexpr Wide kLargestTensor = Wide(1) << 40;
-constexpr Wide kLargestWork = Wide(1) << 61;
-
 using Field = IntegerField<ttile_conv2d_params>;
 constexpr Field kFields[] = {
     {"N", &ttile_conv2d_params::N, 1},
@@ -84,7 +78,7 @@ Wide outputExtent(Wide input, Wide padBegin, Wide padEnd, Wide kernel,
 /// promise, or none when all hold.
 const char *brokenPromise(const ttile_conv2d_params &p, const ttile_conv2d *conv) {
   for (const Field &field : kFields)
-    if (p.*field.member < field.least || p.*field.member > kLargest)
+    if (p.*field.member < field.least || p.*field.member > kLargestField)
       return "a field out of range was accepted";
   if (p.layout != TTILE_LAYOUT_NHWC && p.layout != TTILE_LAYOUT_NCHW)
     return "a layout out of range was accepted";
@@ -123,7 +117,8 @@ const char *brokenPromise(const ttile_conv2d_params &p, const ttile_conv2d *conv
     return "weights above 2^40 elements were accepted";
   if (tooLarge({p.N, outH, outW, p.K}, kLargestTensor))
     return "an output above 2^40 elements was accepted";
-  if (tooLarge({p.N, outH, outW, p.K, groupChannels, p.R, p.S}, kLargestWork))
+  if (tooLarge({p.N, outH, outW, p.K, groupChannels, p.R, p.S},
+               kMostMultiplyAdds))
     return "work above 2^61 multiply-adds was accepted";
   return nullptr;
 }

@@ -326,6 +326,11 @@ struct EinsumTerm {
   std::vector<size_t> columns;
 };
 
+/// "input 2", or "the output": a term, in messages.
+std::string termName(size_t input, bool isOutput) {
+  return isOutput ? "the output" : "input " + std::to_string(input + 1);
+}
+
 /// Splits "ik, kj -> ij" into its terms. Spaces are ignored anywhere, as
 /// numpy.einsum does; anything else that is not a letter, ',' or "->" is an
 /// error at its column.
@@ -375,10 +380,6 @@ public:
 private:
   [[noreturn]] void fail(const std::string &message) const {
     failContraction(einsum_, message);
-  }
-
-  static std::string termName(size_t inputsSoFar, bool isOutput) {
-    return isOutput ? "the output" : "input " + std::to_string(inputsSoFar + 1);
   }
 
   void requireNonEmpty(const EinsumTerm &term, size_t inputsSoFar,
@@ -448,6 +449,24 @@ Spec contraction(std::string_view einsum,
       axes.push_back(plainAxis(spec, std::string_view(&letter, 1)));
     return tensor(std::move(name), role, std::move(axes));
   };
+  // Spec::verify bounds every tensor too, but names the spec's tensor, not
+  // the einsum's term.
+  auto checkElements = [&](const EinsumTerm &term, size_t input,
+                           bool isOutput) {
+    constexpr int64_t kLimit = int64_t(1) << kMaxTensorElementsLog2;
+    int64_t elements = 1;
+    for (char letter : term.letters) {
+      const int64_t size = sizes.at(letter);
+      if (elements > kLimit / size)
+        fail(termName(input, isOutput) + " (\"" + term.letters +
+             "\") has more than 2^40 elements; check the sizes");
+      elements *= size;
+    }
+  };
+  checkElements(output, 0, true);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    checkElements(inputs[i], i, false);
+
   spec.tensors.push_back(termTensor(output, "O", TensorRole::Output));
   for (size_t i = 0; i < inputs.size(); ++i)
     spec.tensors.push_back(

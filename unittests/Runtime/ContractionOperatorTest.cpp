@@ -271,7 +271,8 @@ TEST_F(ContractionOperatorTest, RefusesWhatItCannotCompute) {
                 "the output's last index 'b' is in both inputs");
   const int64_t big = int64_t(1) << 21;
   expectRefused({"ab,bc->ac", {{'a', big}, {'b', big}, {'c', 1}}},
-                "tensor 'A' has more than 2^40 elements");
+                "contraction \"ab,bc->ac\": input 1 (\"ab\") has more than "
+                "2^40 elements; check the sizes");
   const int64_t wide = int64_t(1) << 20;
   expectRefused({"ab,cd->ac", {{'a', wide}, {'b', wide}, {'c', wide},
                                {'d', wide}}},

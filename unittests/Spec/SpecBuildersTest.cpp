@@ -343,6 +343,28 @@ const MalformedEinsum malformedEinsums[] = {
 INSTANTIATE_TEST_SUITE_P(Spec, MalformedEinsumTest,
                          testing::ValuesIn(malformedEinsums));
 
+TEST(ContractionTest, NamesATermOverTwoToThe40Elements) {
+  const int64_t big = int64_t(1) << 21;
+  EXPECT_TRUE(throwsErrorWith(
+      [&] {
+        contraction("ik,kj->ij", {{'i', big}, {'j', big}, {'k', 1}});
+      },
+      "contraction \"ik,kj->ij\": the output (\"ij\") has more than 2^40 "
+      "elements; check the sizes"));
+  EXPECT_TRUE(throwsErrorWith(
+      [&] {
+        contraction("ik,kj->ij", {{'i', 1}, {'j', big}, {'k', big}});
+      },
+      "input 2 (\"kj\") has more than 2^40 elements"));
+  // Each factor below the limit, their product above it, without overflow.
+  const int64_t huge = int64_t(1) << 62;
+  EXPECT_TRUE(throwsErrorWith(
+      [&] {
+        contraction("ik,kj->ij", {{'i', 1}, {'j', 1}, {'k', huge}});
+      },
+      "input 1 (\"ik\") has more than 2^40 elements"));
+}
+
 TEST(ContractionTest, RejectsNonPositiveSizes) {
   EXPECT_TRUE(throwsErrorWith(
       [] {

@@ -7,6 +7,7 @@
 #include "ttile/Error.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace ttile::search {
@@ -226,9 +227,16 @@ void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
   if (std::any_of(sizes.begin(), sizes.end(),
                   [&](int64_t size) { return extent % size == 0; }))
     return;
+  // As b steps down, rest steps up by sizes[second], so its remainder by
+  // sizes[first] repeats every sizes[first] / gcd steps: none later divides
+  // if none of those does (2^31 - 1 rows and sizes 2 and 4 took a billion
+  // steps).
   for (size_t first = 0; first < sizes.size(); ++first)
     for (size_t second = first + 1; second < sizes.size(); ++second)
-      for (int64_t b = extent / sizes[second]; b > kMaxRepetitions; --b) {
+      for (int64_t
+               b = extent / sizes[second],
+               period = sizes[first] / std::gcd(sizes[first], sizes[second]);
+           b > kMaxRepetitions && period > 0; --b, --period) {
         int64_t rest = extent - b * sizes[second];
         if (rest > 0 && rest % sizes[first] == 0) {
           addCombination(rest / sizes[first], sizes[first], b, sizes[second]);

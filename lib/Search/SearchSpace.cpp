@@ -229,8 +229,8 @@ void SearchSpace::addDividingChoices(const MicrokernelClass &microkernelClass) {
     return;
   // As b steps down, rest steps up by sizes[second], so its remainder by
   // sizes[first] repeats every sizes[first] / gcd steps: none later divides
-  // if none of those does (2^31 - 1 rows and sizes 2 and 4 took a billion
-  // steps).
+  // if none of those does (2^31 - 1 rows took half a billion steps for
+  // sizes 2 and 4).
   for (size_t first = 0; first < sizes.size(); ++first)
     for (size_t second = first + 1; second < sizes.size(); ++second)
       for (int64_t

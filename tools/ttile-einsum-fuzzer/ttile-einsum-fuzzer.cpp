@@ -213,9 +213,10 @@ std::string describe(std::string_view function, std::string_view einsum,
     for (unsigned char c : text)
       if (std::isprint(c) && c != '"' && c != '\\')
         out += static_cast<char>(c);
-      else
-        out += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-               "0123456789abcdef"[c & 15];
+      else {
+        constexpr std::string_view kHex = "0123456789abcdef";
+        out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+      }
     return out + "\"";
   };
   return std::string(function) + "(" + quoted(einsum) + ", " + quoted(sizes) +

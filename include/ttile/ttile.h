@@ -737,7 +737,11 @@ public:
   /// fewer than two operands, a letter twice in one operand (a trace), a
   /// missing, extra or non-positive size, and an output whose last letter
   /// is in both operands: ttile vectorizes the output's contiguous index,
-  /// which must belong to one operand only.
+  /// which must belong to one operand only; except in a dot product, whose
+  /// operands both end in the same summed letter and one of which has no
+  /// output letter the other lacks ("ik,k->i", a batched "bk,bk->b"): there
+  /// ttile vectorizes that letter (an output letter of size 1 counts as
+  /// none).
   explicit Contraction(const ContractionParams &params);
   ~Contraction();
   Contraction(Contraction &&other) noexcept;
@@ -767,9 +771,10 @@ public:
   /// Conv2D::setWeights().
   void setWeights(const float *B);
 
-  /// The scheme in use, over the einsum's letters. A matrix-vector or outer
-  /// product gets an index of size 1 under a letter the einsum leaves
-  /// free, so that the matmul microkernels fit it.
+  /// The scheme in use, over the einsum's letters. An outer product, or a
+  /// matrix stored column by column times a vector ("ki,k->i"), gets an
+  /// index of size 1 under a letter the einsum leaves free, so that the
+  /// matmul microkernels fit it.
   std::string scheme() const;
   TuneInfo tuneInfo() const;
   /// As Conv2D::isCached().

@@ -20,6 +20,7 @@ EmitContext::EmitContext(llvm::Module &module, llvm::IRBuilder<> &builder,
       lanes = static_cast<int>(node->loops.front().second);
     }
   }
+  lanesSummed = vectorDim && !spec.output().uses(*vectorDim);
   for (size_t d = 0; d < spec.dims.size(); ++d)
     partial.push_back(tree.root.extent[d] > spec.dims[d].size);
 }
@@ -39,6 +40,10 @@ llvm::Type *EmitContext::valueType() const {
   if (lanes == 1)
     return f32;
   return llvm::FixedVectorType::get(f32, lanes);
+}
+
+llvm::Type *EmitContext::outputType() const {
+  return lanesSummed ? f32 : valueType();
 }
 
 std::vector<llvm::Value *>

@@ -139,6 +139,11 @@ public:
   /// The dimension of the V atom, and the number of lanes (1 without V).
   std::optional<DimId> vectorDim;
   int lanes = 1;
+  /// Whether the V atom runs along a reduction, which the output does not
+  /// index (a dot product: "ik,k->i"): each accumulator then holds partial
+  /// sums in its lanes, summed once at its store, and the output's values
+  /// (stored, initial, bias, residual) are scalars (outputType()).
+  bool lanesSummed = false;
   /// Per dimension: covered beyond its size, so accesses are masked or
   /// clamped (thesis 5.3.1).
   std::vector<bool> partial;
@@ -155,6 +160,9 @@ public:
   llvm::Constant *laneIndices() const;
   /// <lanes x float>, or float when the kernel is scalar.
   llvm::Type *valueType() const;
+  /// The type of an output element's value outside the register tile:
+  /// float where the lanes are summed, else valueType().
+  llvm::Type *outputType() const;
 
   /// Emits `for (iv = 0; iv < tripCount; ++iv)` around body(iv, carried),
   /// threading `carried` values through phis. Returns the values after the

@@ -89,15 +89,38 @@ std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
     llvm::Value *stored = loadOutput(cx, env, offsets);
     llvm::Value *initial =
         initialAccumulator(cx, env, offsets, bias == BiasJoins::AsInitialValue);
-    values.push_back(cx.builder.CreateSelect(env.first, initial, stored));
+    llvm::Value *value = cx.builder.CreateSelect(env.first, initial, stored);
+    if (cx.lanesSummed)
+      value = cx.builder.CreateInsertElement(
+          llvm::Constant::getNullValue(cx.valueType()), value, uint64_t{0});
+    values.push_back(value);
   }
   return values;
 }
+
+namespace {
+
+/// The sum of an accumulator's lanes, in a tree of shuffles and adds (the
+/// order of a sum over lanes is the kernel's to choose, as the reduction's
+/// split over loops is).
+llvm::Value *sumLanes(llvm::IRBuilder<> &b, llvm::Value *vector) {
+  llvm::Value *sum = b.CreateFAddReduce(
+      llvm::ConstantFP::getNegativeZero(b.getFloatTy()), vector);
+  llvm::FastMathFlags reassociate;
+  reassociate.setAllowReassoc();
+  llvm::cast<llvm::Instruction>(sum)->setFastMathFlags(reassociate);
+  return sum;
+}
+
+} // namespace
 
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
                        std::vector<llvm::Value *> values, BiasJoins biasJoins) {
   llvm::IRBuilder<> &b = cx.builder;
+  if (cx.lanesSummed)
+    for (llvm::Value *&value : values)
+      value = sumLanes(b, value);
   const spec::Epilogue &epilogue = cx.spec.epilogue;
   std::optional<int> bias = biasJoins == BiasJoins::BeforeFinalStore
                                 ? cx.spec.biasIndex()
@@ -123,7 +146,7 @@ void storeAccumulators(EmitContext &cx, const LoopEnv &env,
       llvm::Value *value = values[i];
       if (bias)
         value = b.CreateFAdd(value,
-                             loadOperand(cx, env, *bias, tile.accumulators[i]));
+                             loadAdded(cx, env, *bias, tile.accumulators[i]));
       activated.push_back(emitActivation(b, epilogue, value));
     }
     if (!lastPass) {

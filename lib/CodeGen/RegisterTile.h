@@ -5,7 +5,9 @@
 // values, never a loop left for the optimizer to unroll or not, and V(d)
 // turns every access that varies along d into a <W x float> vector, every
 // other operand into a broadcast scalar, and the multiply-add into
-// llvm.fma. The output elements of the block are its accumulators.
+// llvm.fma. The output elements of the block are its accumulators. Where
+// d is a reduction (a dot product), each lane of an accumulator sums every
+// W-th term, and the lanes are added together at its store.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_CODEGEN_REGISTERTILE_H
@@ -56,13 +58,16 @@ enum class BiasJoins { AsInitialValue, BeforeFinalStore };
 BiasJoins whereBiasJoins(const LoopEnv &env);
 
 /// Loads the accumulators: from the output, or, on the first pass over the
-/// reduction, the residual or zero, plus the bias if it joins there.
+/// reduction, the residual or zero, plus the bias if it joins there. Where
+/// the lanes are summed (EmitContext::lanesSummed), that value is lane 0
+/// and the other lanes are zero.
 std::vector<llvm::Value *> loadAccumulators(EmitContext &cx, const LoopEnv &env,
                                             const RegisterTile &tile,
                                             BiasJoins bias);
 /// Stores the accumulators, adding the bias if it joins there and applying
 /// the epilogue's activation on the last pass over the reduction
-/// (CodeGen/Activation.h).
+/// (CodeGen/Activation.h); summing their lanes first where they are summed,
+/// on every pass, so that a later pass reloads one partial sum.
 void storeAccumulators(EmitContext &cx, const LoopEnv &env,
                        const RegisterTile &tile,
                        std::vector<llvm::Value *> values, BiasJoins bias);

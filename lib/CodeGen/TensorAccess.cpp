@@ -10,7 +10,6 @@
 namespace ttile::codegen {
 namespace {
 
-
 /// Index along dimension d at the point, clamped to the dimension when asked.
 llvm::Value *dimIndex(EmitContext &cx, const LoopEnv &env, DimId d,
                       int64_t offset, bool clamp) {
@@ -51,7 +50,8 @@ namespace {
 
 /// The lanes of the access at `offsets` that fall inside the output: the
 /// vectorized dimension's tail, and rows of partial unrolled dimensions.
-/// nullptr when every lane is valid.
+/// nullptr when every lane is valid. Where the lanes are summed, the one
+/// element's validity, an i1.
 llvm::Value *outputMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
   const spec::Tensor &output = cx.spec.output();
@@ -65,6 +65,8 @@ llvm::Value *outputMask(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
                         cx.constant(cx.spec.dims[d].size));
     rowValid = rowValid ? b.CreateAnd(rowValid, valid) : valid;
   }
+  if (cx.lanesSummed)
+    return rowValid;
   llvm::Value *laneValid = laneMask(cx, env, offsets);
   if (!rowValid)
     return laneValid;
@@ -193,6 +195,11 @@ llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
 
 llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets) {
   llvm::IRBuilder<> &b = cx.builder;
+  // One element, read at its clamped address where it lies past the end:
+  // such a value is never stored.
+  if (cx.lanesSummed)
+    return b.CreateAlignedLoad(
+        cx.f32, elementPointer(cx, env, 0, offsets, true), kElementAlign);
   llvm::Value *mask = outputMask(cx, env, offsets);
   llvm::Value *address = elementPointer(cx, env, 0, offsets, mask == nullptr);
   if (!mask)
@@ -211,7 +218,25 @@ void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
     b.CreateAlignedStore(value, address, kElementAlign);
     return;
   }
+  if (cx.lanesSummed) {
+    // A store of one element under an i1, as a masked store of one lane.
+    auto *oneLane = llvm::FixedVectorType::get(cx.f32, 1);
+    b.CreateMaskedStore(b.CreateInsertElement(llvm::PoisonValue::get(oneLane),
+                                              value, uint64_t{0}),
+                        address, kElementAlign, b.CreateVectorSplat(1, mask));
+    return;
+  }
   b.CreateMaskedStore(toMaskedType(cx, value), address, kElementAlign, mask);
+}
+
+llvm::Value *loadAdded(EmitContext &cx, const LoopEnv &env, int tensor,
+                       Offsets offsets) {
+  llvm::Value *value = loadOperand(cx, env, tensor, offsets);
+  // An output-shaped tensor does not vary along a summed vector: its load
+  // is a broadcast, of which one lane is the element.
+  if (cx.lanesSummed && value->getType()->isVectorTy())
+    return cx.builder.CreateExtractElement(value, uint64_t{0});
+  return value;
 }
 
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
@@ -224,10 +249,10 @@ llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
         cx.spec.residualIndex()}) {
     if (!added)
       continue;
-    llvm::Value *value = loadOperand(cx, env, *added, offsets);
+    llvm::Value *value = loadAdded(cx, env, *added, offsets);
     initial = initial ? cx.builder.CreateFAdd(initial, value) : value;
   }
-  return initial ? initial : llvm::Constant::getNullValue(cx.valueType());
+  return initial ? initial : llvm::Constant::getNullValue(cx.outputType());
 }
 
 } // namespace ttile::codegen

@@ -54,12 +54,19 @@ llvm::Value *loadOperand(EmitContext &cx, const LoopEnv &env, int tensor,
                          Offsets offsets);
 
 /// The output at a point, masked where partial; masked-off lanes read 0.
+/// Where the lanes are summed (EmitContext::lanesSummed), loads and stores
+/// take one element, of outputType().
 llvm::Value *loadOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets);
 void storeOutput(EmitContext &cx, const LoopEnv &env, Offsets offsets,
                  llvm::Value *value);
 
+/// A tensor added to the output (bias, residual) at a point, of
+/// outputType().
+llvm::Value *loadAdded(EmitContext &cx, const LoopEnv &env, int tensor,
+                       Offsets offsets);
+
 /// The initial value of an accumulator: the bias (where `withBias`) plus the
-/// residual, either, or zero.
+/// residual, either, or zero, of outputType().
 llvm::Value *initialAccumulator(EmitContext &cx, const LoopEnv &env,
                                 Offsets offsets, bool withBias);
 

@@ -4,6 +4,7 @@
 
 #include "Runtime/ProblemChecks.h"
 #include "Search/ContractionRoles.h"
+#include "Search/FamilyBinding.h"
 #include "Spec/SpecBuilders.h"
 #include "Support/ThreadPool.h"
 
@@ -102,13 +103,16 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     }
   }
 
+  // A matrix times a vector runs as it is (Search/FamilyBinding.h); any
+  // other contraction as a matmul, which may need an index of size 1.
   search::ContractionRoles roles;
   try {
-    roles = search::contractionRoles(spec);
+    if (!search::dotProduct(spec))
+      roles = search::contractionRoles(spec);
   } catch (const Error &error) {
     fail(error.what());
   }
-  if (!roles.complete()) {
+  if (!search::dotProduct(spec) && !roles.complete()) {
     // Unit indices go first in every term they join, so that each
     // operand keeps its contiguous letter.
     EinsumTerms terms(spec);

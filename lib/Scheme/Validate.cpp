@@ -68,6 +68,12 @@ private:
   const std::string &dimName(DimId d) const { return spec_.dims[d].name; }
 
   bool indexesOutput(DimId d) const { return spec_.output().uses(d); }
+  /// Whether d is a reduction that the V atom runs along.
+  bool isSummedVector(DimId d) const {
+    std::optional<int> v = findAtom<VAtom>(0, numAtoms());
+    return v && !indexesOutput(d) &&
+           dimOf(std::get<VAtom>(atomAt(*v)).dim) == d;
+  }
 
   /// The dimensions an atom iterates along; none for Hoist and Pack.
   std::vector<DimId> dimsOf(const Atom &atom) const {
@@ -134,10 +140,12 @@ private:
            "V must be the last atom, but " + describe(v + 1) + " follows it");
     const DimId d = dimOf(std::get<VAtom>(atomAt(v)).dim);
     const std::string &name = dimName(d);
-    if (!indexesOutput(d))
-      fail(v, "vector",
-           name + " does not index the output " + spec_.output().name +
-               " (it is a reduction); V needs an output dimension");
+    // Along a reduction, the lanes hold partial sums of each output
+    // element, added together at its store (CodeGen/RegisterTile.h); every
+    // read along it is then masked past its end, which a sliding window's
+    // padding would also need (CodeGen/ZeroPadding.h), so the reduction
+    // must index its tensors' contiguous axes alone: a dot product.
+    const bool summed = !indexesOutput(d);
     for (const spec::Tensor &tensor : spec_.tensors) {
       std::optional<int> axis = tensor.axisOf(d);
       if (!axis)
@@ -154,6 +162,15 @@ private:
       // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
       // Inputs may be read at a stride of 2 (a strided planar image): the
       // loads span twice the lanes (CodeGen/TensorAccess.h, loadVector).
+      if (summed &&
+          (contiguous.index.terms.size() != 1 ||
+           contiguous.index.constant != 0 || contiguous.index.coeffOf(d) != 1))
+        fail(v, "vector",
+             name + " is a reduction (it does not index the output " +
+                 spec_.output().name +
+                 "), and a V along one needs it alone "
+                 "in each tensor's contiguous axis, but tensor " +
+                 tensor.name + " indexes '" + contiguous.name + "' otherwise");
       const bool input = tensor.role == spec::TensorRole::Input;
       const int64_t coeff = contiguous.index.coeffOf(d);
       if (coeff > (input ? 2 : 1))
@@ -389,11 +406,12 @@ private:
                                    " but the size is " + std::to_string(size);
       if (covered < size)
         fail(*outermost, "coverage", mismatch);
-      if (!indexesOutput(d))
+      if (!indexesOutput(d) && !isSummedVector(d))
         fail(*outermost, "coverage",
              mismatch + "; " + name +
-                 " is a reduction, and only dimensions of the output may "
-                 "have a partial tile");
+                 " is a reduction, and only dimensions of the output and a "
+                 "reduction along V (whose lanes past its end read zeros) "
+                 "may have a partial tile");
       const int64_t registerTile = tree_.registerTile[d];
       if (covered - size >= registerTile)
         fail(*outermost, "partial",

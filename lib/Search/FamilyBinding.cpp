@@ -132,9 +132,65 @@ MicrokernelFamily matmulFamily(const spec::Spec &spec) {
                               {family.reuseDim, roles.reduction}});
 }
 
+/// The index that alone indexes `tensor`'s contiguous axis; none where a
+/// sum (a sliding window), a stride or an offset indexes it.
+std::optional<spec::DimId> contiguousIndex(const spec::Tensor &tensor) {
+  if (tensor.axes.empty())
+    return std::nullopt;
+  const spec::AffineExpr &index = tensor.axes.back().index;
+  if (index.terms.size() != 1 || index.terms.front().coeff != 1 ||
+      index.constant != 0)
+    return std::nullopt;
+  return index.terms.front().dim;
+}
+
 } // namespace
 
+std::optional<DotProduct> dotProduct(const spec::Spec &spec) {
+  const std::vector<int> inputs = spec.inputIndices();
+  const spec::Tensor &output = spec.output();
+  if (inputs.size() != 2 || output.axes.empty())
+    return std::nullopt;
+  std::optional<spec::DimId> reduction =
+      contiguousIndex(spec.tensors[inputs[0]]);
+  if (!reduction || !spec.isReduction(*reduction) ||
+      contiguousIndex(spec.tensors[inputs[1]]) != reduction)
+    return std::nullopt;
+  std::optional<spec::DimId> rows = contiguousIndex(output);
+  if (!rows)
+    return std::nullopt;
+  for (int input : inputs)
+    if (!slidingAxes(spec, spec.tensors[input]).empty())
+      return std::nullopt;
+  for (int matrix : inputs) {
+    const spec::Tensor &vector = spec.tensors[inputs[0] + inputs[1] - matrix];
+    if (!spec.tensors[matrix].uses(*rows))
+      continue;
+    // The vector holds no output index of its own: with one, its own rows
+    // would be reused against the matrix's, and a matmul's microkernels
+    // (over a transposed copy) serve better. One of size 1 is no row: an
+    // inference engine's fully connected layer on one image, "ik,jk->ij"
+    // with i = 1, is a dot product over the weights' rows j.
+    bool ownRows = false;
+    for (size_t d = 0; d < spec.dims.size(); ++d) {
+      const auto dim = static_cast<spec::DimId>(d);
+      ownRows =
+          ownRows || (vector.uses(dim) && output.uses(dim) &&
+                      !spec.tensors[matrix].uses(dim) && spec.dims[d].size > 1);
+    }
+    if (!ownRows)
+      return DotProduct{*rows, *reduction};
+  }
+  return std::nullopt;
+}
+
 MicrokernelFamily familyOf(const spec::Spec &spec) {
+  if (std::optional<DotProduct> dot = dotProduct(spec)) {
+    const MicrokernelFamily &family = MicrokernelFamily::dot();
+    return family.withDimNames(
+        {{family.combinationDim, nameOf(spec, dot->rows)},
+         {family.vectorDim, nameOf(spec, dot->reduction)}});
+  }
   const spec::AffineExpr &last = spec.output().axes.back().index;
   if (last.terms.size() != 1)
     throw noFamily(spec, "the output's last axis is not one index");

@@ -7,7 +7,11 @@
 // contraction, a spec whose dimensions are called otherwise) gets the same
 // microkernels:
 //
-//  - the vectorized dimension is the output's last index, the one its
+//  - where both inputs end in the same reduction index, and one of them
+//    (the vector) holds no output index the other (the matrix) lacks, a
+//    matrix times a vector: the dot family, vectorized along that
+//    reduction, its rows the output's last index;
+//  - else the vectorized dimension is the output's last index, the one its
 //    stores are contiguous along;
 //  - every input indexed by it (a depthwise convolution: the image and the
 //    weights share the channel): the depthwise family. The image is the
@@ -37,7 +41,17 @@
 #include "Search/Microkernel.h"
 #include "Spec/Spec.h"
 
+#include <optional>
+
 namespace ttile::search {
+
+/// A spec of the dot family: the output index the matrix's rows are (the
+/// output's last), and the reduction both inputs end in.
+struct DotProduct {
+  spec::DimId rows = 0;
+  spec::DimId reduction = 0;
+};
+std::optional<DotProduct> dotProduct(const spec::Spec &spec);
 
 /// The family whose microkernels fit `spec`, over the spec's dimension
 /// names (MicrokernelFamily::withDimNames; the name, and so the offline

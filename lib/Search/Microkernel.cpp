@@ -27,6 +27,12 @@ spec::Spec matmulBenchProblem(const std::map<std::string, int64_t> &size) {
   return spec::matmul(size.at("i"), size.at("j"), size.at("k"));
 }
 
+// Rows of A times one vector.
+spec::Spec dotBenchProblem(const std::map<std::string, int64_t> &size) {
+  return spec::contraction("ik,k->i",
+                           {{'i', size.at("i")}, {'k', size.at("k")}});
+}
+
 // One image row: the reuse loop runs over the window's rows, which no U
 // unrolls.
 spec::Spec depthwiseBenchProblem(const std::map<std::string, int64_t> &size) {
@@ -125,9 +131,29 @@ const MicrokernelFamily &MicrokernelFamily::planar() {
   return family;
 }
 
+// Dot products (a matrix times a vector, "ik,k->i", as a matmul with
+// N = 1): the reduction k is the contiguous index of both inputs, and no
+// output index is contiguous in either, so the vectors run along k and each
+// accumulator sums its lanes at its store (CodeGen/RegisterTile.h). The
+// microkernels unroll the rows i (one accumulator each, sharing the vector's
+// loads) and k, whose loop is also the one right above. Each multiply-add
+// loads a vector of A of its own, so loads bound it, as the planar family.
+const MicrokernelFamily &MicrokernelFamily::dot() {
+  static const MicrokernelFamily family{.name = "dot",
+                                        .unrolled = {"i", "k"},
+                                        .vectorDim = "k",
+                                        .combinationDim = "i",
+                                        .reuseDim = "k",
+                                        .outputDims = {"i"},
+                                        .windowDims = {},
+                                        .loadBound = true,
+                                        .benchProblem = dotBenchProblem};
+  return family;
+}
+
 const std::vector<const MicrokernelFamily *> &MicrokernelFamily::all() {
   static const std::vector<const MicrokernelFamily *> families = {
-      &conv2d(), &matmul(), &depthwise(), &planar()};
+      &conv2d(), &matmul(), &depthwise(), &planar(), &dot()};
   return families;
 }
 

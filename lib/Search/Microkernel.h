@@ -6,8 +6,9 @@
 //   U(s_s,s) U(s_r,r) U(s_c,c) U(s_w,w) U(s_h,h) U(s_k,k) V(k)
 //
 // for a convolution, U(s_s,s) U(s_w,w) U(s_g,g) V(g) for a depthwise one,
-// U(s_s,s) U(s_h,h) U(s_w,w) V(w) for a depthwise one in NCHW (planar), or
-// U(s_i,i) U(s_j,j) V(j) for a matmul. Microkernels
+// U(s_s,s) U(s_h,h) U(s_w,w) V(w) for a depthwise one in NCHW (planar),
+// U(s_i,i) U(s_j,j) V(j) for a matmul, or U(s_i,i) U(s_k,k) V(k) for a
+// matrix times a vector (dot: the vector along the reduction). Microkernels
 // are data here, as in XNNPACK: one family description per operator says
 // which dimensions unroll, in which order, which one is vectorized, which
 // one two microkernels may be combined along (the Lambda dimension), and
@@ -70,6 +71,7 @@ struct MicrokernelFamily {
   static const MicrokernelFamily &matmul();
   static const MicrokernelFamily &depthwise();
   static const MicrokernelFamily &planar();
+  static const MicrokernelFamily &dot();
   /// Every family, conv2d first.
   static const std::vector<const MicrokernelFamily *> &all();
   /// The family called `name`; nullptr for none.

@@ -274,10 +274,11 @@ SearchSpace::fallback(const std::vector<MicrokernelClass> &classes) const {
   for (size_t i = 0; i < familyDims_.size(); ++i) {
     int64_t &factor = choice.kernel.factors[i];
     const int64_t extent = spec_.dims[familyDims_[i]].size;
-    if (spec_.isReduction(familyDims_[i])) {
-      factor = largestDivisorAtMost(extent, factor);
-    } else if (family_.unrolled[i] == family_.vectorDim) {
+    if (family_.unrolled[i] == family_.vectorDim) {
+      // Vectors may end in a masked tail, along a reduction too.
       factor = std::min(factor, ceilDiv(extent, vectorWidth_));
+    } else if (spec_.isReduction(familyDims_[i])) {
+      factor = largestDivisorAtMost(extent, factor);
     } else {
       factor = std::min(factor, extent);
     }

@@ -275,6 +275,27 @@ std::vector<TensorAxis> matrixAxes(const Spec &spec, bool batched,
   return axes;
 }
 
+/// The axes of a matrix of one row or one column, `index` along its
+/// elements `elementStride` apart (0 for dense), and an axis over b when
+/// `batched`; explicit strides where they are not the dense ones.
+std::vector<TensorAxis> vectorAxes(const Spec &spec, bool batched,
+                                   std::string_view index,
+                                   int64_t elementStride, int64_t batchStride) {
+  std::vector<TensorAxis> axes;
+  if (batched)
+    axes.push_back(plainAxis(spec, "b"));
+  axes.push_back(plainAxis(spec, index));
+  const int64_t actualStride = elementStride ? elementStride : 1;
+  const int64_t actualBatch =
+      batchStride ? batchStride : axes.back().extent * actualStride;
+  if (actualStride == 1 && (!batched || actualBatch == axes.back().extent))
+    return axes;
+  axes.back().stride = actualStride;
+  if (batched)
+    axes.front().stride = actualBatch;
+  return axes;
+}
+
 } // namespace
 
 Spec matmul(const MatMulShape &shape) {
@@ -288,23 +309,49 @@ Spec matmul(const MatMulShape &shape) {
   if (batched)
     spec.dims.push_back(dim("b", DimKind::Parallel, shape.batch));
   spec.dims.push_back(dim("i", DimKind::Parallel, shape.M));
-  spec.dims.push_back(dim("j", DimKind::Parallel, shape.N));
-  spec.dims.push_back(dim("k", DimKind::Reduction, shape.K));
-
-  auto [aRow, aColumn] = shape.transA ? std::pair{"k", "i"} : std::pair{"i", "k"};
-  auto [bRow, bColumn] = shape.transB ? std::pair{"j", "k"} : std::pair{"k", "j"};
-  spec.tensors = {
-      tensor("C", TensorRole::Output,
-             matrixAxes(spec, batched, "i", "j", shape.ldc, shape.strideC)),
-      tensor("A", TensorRole::Input,
-             matrixAxes(spec, batched, aRow, aColumn, shape.lda,
-                        shape.strideA)),
-      tensor("B", TensorRole::Input,
-             matrixAxes(spec, batched && !shape.broadcastB, bRow, bColumn,
-                        shape.ldb, shape.strideB))};
+  // A matrix times a vector (N = 1, B's elements contiguous along k) has
+  // no j: the dot microkernels vectorize k, where both operands are
+  // contiguous (Search/FamilyBinding.h).
+  const bool matrixTimesVector =
+      shape.N == 1 && !shape.transA && (shape.transB || shape.ldb <= 1);
+  if (matrixTimesVector) {
+    spec.dims.push_back(dim("k", DimKind::Reduction, shape.K));
+    spec.tensors = {
+        tensor("C", TensorRole::Output,
+               vectorAxes(spec, batched, "i", shape.ldc, shape.strideC)),
+        tensor("A", TensorRole::Input,
+               matrixAxes(spec, batched, "i", "k", shape.lda, shape.strideA)),
+        // B's items lie a row apart by default: K, or ldb when B is one
+        // row (transB) of that stride.
+        tensor("B", TensorRole::Input,
+               vectorAxes(spec, batched && !shape.broadcastB, "k", 0,
+                          shape.strideB               ? shape.strideB
+                          : shape.transB && shape.ldb ? shape.ldb
+                                                      : 0))};
+  } else {
+    spec.dims.push_back(dim("j", DimKind::Parallel, shape.N));
+    spec.dims.push_back(dim("k", DimKind::Reduction, shape.K));
+    auto [aRow, aColumn] =
+        shape.transA ? std::pair{"k", "i"} : std::pair{"i", "k"};
+    auto [bRow, bColumn] =
+        shape.transB ? std::pair{"j", "k"} : std::pair{"k", "j"};
+    spec.tensors = {
+        tensor("C", TensorRole::Output,
+               matrixAxes(spec, batched, "i", "j", shape.ldc, shape.strideC)),
+        tensor(
+            "A", TensorRole::Input,
+            matrixAxes(spec, batched, aRow, aColumn, shape.lda, shape.strideA)),
+        tensor("B", TensorRole::Input,
+               matrixAxes(spec, batched && !shape.broadcastB, bRow, bColumn,
+                          shape.ldb, shape.strideB))};
+  }
   spec.tensors.back().constant = shape.constantB;
+  // Without j, the bias is one value.
   if (shape.bias)
-    spec.tensors.push_back(tensor("bias", TensorRole::Bias, {plainAxis(spec, "j")}));
+    spec.tensors.push_back(tensor(
+        "bias", TensorRole::Bias,
+        matrixTimesVector ? std::vector<TensorAxis>{}
+                          : std::vector<TensorAxis>{plainAxis(spec, "j")}));
   if (shape.residual)
     spec.addResidual();
   spec.epilogue = shape.epilogue;

@@ -16,8 +16,10 @@
 //     parsers of this file's own, in 128-bit arithmetic: two operands (the
 //     chain: three) of distinct letters each, every output letter in an
 //     operand, the output's last letter in one operand only (the
-//     contraction), a size of 1 to 2^31 for every letter and no other, no
-//     tensor over 2^40 elements, at most 2^61 multiply-adds, and the
+//     contraction; or in both of a dot product, whose operands end in the
+//     same summed letter, one of them with no output letter of size 2 or
+//     more that the other lacks), a size of 1 to 2^31 for every letter and no
+//     other, no tensor over 2^40 elements, at most 2^61 multiply-adds, and the
 //     element and FLOP counts the handle reports.
 //
 //===----------------------------------------------------------------------===//
@@ -151,6 +153,25 @@ const char *brokenEinsumPromise(std::string_view einsumText,
   return nullptr;
 }
 
+/// Whether both operands end in the same letter, which the output lacks,
+/// and one of them has no output letter that the other lacks (but of size
+/// 1).
+bool isDotProduct(const Einsum &einsum, const std::map<char, Wide> &sizes) {
+  const std::string &a = einsum.operands[0], &b = einsum.operands[1];
+  if (a.empty() || b.empty() || a.back() != b.back() ||
+      einsum.output.find(a.back()) != std::string::npos)
+    return false;
+  auto ownOutputLetters = [&](const std::string &vector,
+                              const std::string &matrix) {
+    for (char letter : vector)
+      if (einsum.output.find(letter) != std::string::npos &&
+          matrix.find(letter) == std::string::npos && sizes.at(letter) > 1)
+        return true;
+    return false;
+  };
+  return !ownOutputLetters(b, a) || !ownOutputLetters(a, b);
+}
+
 const char *brokenContractionPromise(std::string_view einsumText,
                                      std::string_view sizesText,
                                      const ttile_contraction *contraction) {
@@ -161,7 +182,8 @@ const char *brokenContractionPromise(std::string_view einsumText,
     return broken;
   const char last = einsum.output.back();
   if (einsum.operands[0].find(last) != std::string::npos &&
-      einsum.operands[1].find(last) != std::string::npos)
+      einsum.operands[1].find(last) != std::string::npos &&
+      !isDotProduct(einsum, sizes))
     return "an output whose last letter is in both operands was accepted";
   Wide multiplyAdds = 1;
   for (auto [letter, size] : sizes)

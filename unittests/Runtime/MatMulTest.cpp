@@ -32,8 +32,9 @@ protected:
 };
 
 /// A problem drawn over every parameter; sizes up to 40 cover masked vector
-/// tails, microkernels that divide nothing, and the Lambda combinations.
-MatMulParams randomProblem(std::mt19937_64 &random) {
+/// tails, microkernels that divide nothing, and the Lambda combinations. N
+/// is at most `largestN`.
+MatMulParams randomProblem(std::mt19937_64 &random, int64_t largestN = 40) {
   auto below = [&](int64_t n) {
     return std::uniform_int_distribution<int64_t>(0, n - 1)(random);
   };
@@ -41,7 +42,7 @@ MatMulParams randomProblem(std::mt19937_64 &random) {
   MatMulParams p;
   p.batch = coin() ? 1 : 1 + below(3);
   p.M = 1 + below(40);
-  p.N = 1 + below(40);
+  p.N = 1 + below(largestN);
   p.K = 1 + below(40);
   p.transA = coin();
   p.transB = coin();
@@ -107,6 +108,49 @@ TEST_F(MatMulTest, RandomProblemsMatchTheReference) {
     SCOPED_TRACE(matmul.scheme());
     expectCorrect(matmul, testCase);
   }
+}
+
+// N = 1 with B contiguous along k runs the dot microkernels, whose lanes
+// run along K and are summed at the store (lanes past K read zeros); with
+// B's column strided (ldb > 1) or A transposed, the matmul ones.
+TEST_F(MatMulTest, MatrixTimesVectorMatchesTheReference) {
+  std::mt19937_64 random(1128);
+  int dotSchemes = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const MatMulParams params = randomProblem(random, /*largestN=*/1);
+    SCOPED_TRACE(describe(params));
+    MatMulCase testCase(params, /*withBias=*/trial % 3 != 0, 300 + trial);
+    MatMul matmul(params);
+    if (trial % 2 == 0) {
+      matmul.tune(quickTune());
+      EXPECT_EQ(matmul.tuneInfo().rejected, 0) << matmul.scheme();
+    }
+    SCOPED_TRACE(matmul.scheme());
+    const bool dot = !params.transA && (params.transB || params.ldb <= 1);
+    EXPECT_EQ(matmul.scheme().ends_with("V(k)"), dot);
+    dotSchemes += dot;
+    expectCorrect(matmul, testCase);
+  }
+  EXPECT_GE(dotSchemes, 6);
+}
+
+// An inference engine's fully connected layer on one image: x (1 x K)
+// times the weights W (N x K) transposed, constant, with a bias and ReLU,
+// dot products over W's rows.
+TEST_F(MatMulTest, AFullyConnectedLayerOnOneImageRunsAsDotProducts) {
+  MatMulParams params;
+  params.M = 1;
+  params.N = 45;
+  params.K = 83;
+  params.transB = true;
+  params.constantB = true;
+  params.activation = Activation::ReLU;
+  MatMulCase testCase(params, /*withBias=*/true, 11);
+  MatMul matmul(params);
+  matmul.tune(quickTune());
+  EXPECT_EQ(matmul.tuneInfo().rejected, 0);
+  EXPECT_TRUE(matmul.scheme().ends_with("V(k)")) << matmul.scheme();
+  expectCorrect(matmul, testCase);
 }
 
 TEST_F(MatMulTest, AShapeLikeBertsProjectionTunesAndRuns) {

@@ -156,7 +156,8 @@ TEST(Validate, ReductionsAreNeverPartial) {
   EXPECT_INVALID("R(i) R(j) R(k) T(64,k)", spec::matmul(4, 4, 60),
                  "atom 3 'R(k)': coverage: dimension k: the tiles cover 64 but "
                  "the size is 60; k is a reduction, and only dimensions of the "
-                 "output may have a partial tile");
+                 "output and a reduction along V (whose lanes past its end "
+                 "read zeros) may have a partial tile");
 }
 
 TEST(Validate, PartialTileOnTheVectorDimension) {
@@ -223,10 +224,32 @@ TEST(Validate, VectorAtMostOnce) {
                  "'V(j)' is another");
 }
 
-TEST(Validate, VectorNeedsAnOutputDimension) {
+TEST(Validate, VectorAlongAReductionNeedsItContiguousInEveryInput) {
   EXPECT_INVALID("R(i) R(j) V(k)", spec::matmul(16, 16, 16),
-                 "atom 3 'V(k)': vector: k does not index the output C (it is "
-                 "a reduction)");
+                 "atom 3 'V(k)': vector: tensor B has k in its axis 'k', not "
+                 "in its contiguous axis 'j'");
+  // A matrix times a vector: both end in k, whose lanes are summed.
+  spec::Spec dot = spec::contraction("ik,k->i", {{'i', 8}, {'k', 60}});
+  EXPECT_NO_THROW(validate("R(i) T(4,k) V(k)", dot));
+  // Its tail is masked: k may be partial there, but no other reduction.
+  spec::Spec twoReductions =
+      spec::contraction("ijk,jk->i", {{'i', 8}, {'j', 3}, {'k', 60}});
+  EXPECT_INVALID("R(i) T(4,j) T(4,k) V(k)", twoReductions,
+                 "j is a reduction, and only dimensions of the output and a "
+                 "reduction along V");
+  // A reduction in a sliding window (a planar image's w + s) is not a dot
+  // product: its padding would need masks of its own.
+  EXPECT_INVALID("R(g) R(h) R(w) R(r) V(s)",
+                 spec::conv2d({.K = 1,
+                               .C = 1,
+                               .outH = 4,
+                               .outW = 4,
+                               .R = 3,
+                               .S = 3,
+                               .planar = true}),
+                 "s is a reduction (it does not index the output O), and a V "
+                 "along one needs it alone in each tensor's contiguous axis, "
+                 "but tensor I indexes 'w' otherwise");
 }
 
 TEST(Validate, VectorNeedsTheContiguousAxis) {

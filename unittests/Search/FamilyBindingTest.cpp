@@ -143,6 +143,43 @@ TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
   EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
 }
 
+TEST(FamilyBinding, MatrixTimesVectorBindsTheDotFamily) {
+  auto contraction = [](const char *einsum) {
+    std::map<char, int64_t> sizes;
+    for (const char *c = einsum; *c; ++c)
+      if (std::isalpha(static_cast<unsigned char>(*c)))
+        sizes[*c] = 4;
+    return spec::contraction(einsum, sizes);
+  };
+  MicrokernelFamily dot = expectBoundByStructure(contraction("ak,k->a"));
+  EXPECT_EQ(dot.name, "dot");
+  EXPECT_EQ(dot.unrolled, (std::vector<std::string>{"a", "k"}));
+  EXPECT_EQ(dot.vectorDim, "k");
+  EXPECT_EQ(dot.reuseDim, "k");
+  // The vector first, batch indices, further reductions: the same.
+  for (const char *einsum : {"k,ik->i", "bik,bk->bi", "ijk,jk->i", "bk,bk->b"})
+    EXPECT_EQ(familyOf(contraction(einsum)).name, "dot") << einsum;
+  // A matrix with N = 1 drops j, and B is a vector.
+  EXPECT_EQ(
+      familyOf(spec::matmul({.M = 8, .N = 1, .K = 32, .bias = true})).name,
+      "dot");
+  EXPECT_EQ(familyOf(spec::matmul(
+                         {.M = 8, .N = 1, .K = 32, .transB = true, .ldb = 40}))
+                .name,
+            "dot");
+  // A fully connected layer on one image: x (1 x K) times W^T (W: N x K).
+  EXPECT_EQ(
+      familyOf(spec::matmul({.M = 1, .N = 8, .K = 32, .transB = true})).name,
+      "dot");
+  // Not where the other operand has output indices of its own (Q K^T:
+  // rows reused against rows), nor where k is not contiguous in both.
+  EXPECT_EQ(familyOf(contraction("ik,jk->ij")).name, "matmul");
+  EXPECT_EQ(familyOf(spec::matmul({.M = 8, .N = 1, .K = 32, .ldb = 2})).name,
+            "matmul");
+  EXPECT_FALSE(dotProduct(contraction("ik,kj->ij")));
+  EXPECT_FALSE(dotProduct(contraction("ki,k->i")));
+}
+
 /// Expects familyOf(spec) to throw a ttile::Error whose message has `text`.
 void expectRefused(const spec::Spec &spec, const std::string &text) {
   try {
@@ -168,8 +205,9 @@ TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
                 "slides a window");
   expectRefused(contraction("ab,bc,cd->ad"),
                 "it has 3 inputs; every family multiplies two");
-  // A matrix-vector product has no i; ContractionProblem adds one.
-  expectRefused(contraction("ij,j->i"),
+  // A matrix, stored transposed, times a vector has no i; ContractionProblem
+  // adds one.
+  expectRefused(contraction("ji,j->i"),
                 "no index plays the matmul microkernel's i (an output index "
                 "of B only); give it one of size 1");
   // A convolution whose channels are in the output only (no reduction on

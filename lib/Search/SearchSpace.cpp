@@ -144,15 +144,28 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
 MicrokernelClass
 SearchSpace::cutToProblem(const MicrokernelClass &microkernelClass) const {
   MicrokernelClass cut = microkernelClass;
+  // One row of a product (a vector times a matrix, M = 1): the
+  // accumulators the rows held go along the vectors instead, one row of 16
+  // vectors where the class had 8 rows of 2 (1x1024x1024 on Zen 5: 52
+  // GFLOP/s, where the class's 2 vectors on one row ran 20). Not for a
+  // convolution, whose wider tiles would also multiply the window's loads
+  // in registers, unmeasured.
+  const bool oneRow = family_.windowDims.empty() &&
+                      spec_.dims[familyDims_[combinationIndex_]].size == 1 &&
+                      !microkernelClass.combinationSizes.empty();
   for (size_t i = 0; i < familyDims_.size(); ++i) {
     if (i == combinationIndex_)
       continue; // Its sizes are drawn, divided or combined, as they are.
     int64_t &factor = cut.shape.factors[i];
     const int64_t extent = spec_.dims[familyDims_[i]].size;
+    if (family_.unrolled[i] == family_.vectorDim && oneRow)
+      factor *= microkernelClass.combinationSizes.front();
     factor = family_.unrolled[i] == family_.vectorDim
                  ? std::min(factor, ceilDiv(extent, vectorWidth_))
                  : largestDivisorAtMost(extent, factor);
   }
+  if (oneRow)
+    cut.combinationSizes = {1};
   return cut;
 }
 

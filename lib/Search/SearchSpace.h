@@ -110,7 +110,9 @@ private:
   void addDividingChoices(const MicrokernelClass &microkernelClass);
   /// The class with each factor but the combination dimension's cut to
   /// the problem: the vectorized one to the vectors it has, the others to
-  /// the largest that divides their extent.
+  /// the largest that divides their extent. Where the combination
+  /// dimension has a single row, the class becomes that one row, its
+  /// vectors widened as many times as its smallest member had rows.
   MicrokernelClass cutToProblem(const MicrokernelClass &microkernelClass) const;
   MicrokernelChoice fallback(const std::vector<MicrokernelClass> &classes) const;
   /// Inserts, with probability 1/2, a Pack of the packed tensor into

@@ -79,14 +79,29 @@ std::vector<NamedMatMul> small() {
   return set;
 }
 
+// Products with a vector: matrices times a vector (N = 1), fully connected
+// layers on one image (M = 1, the weights N x K transposed: ResNet-18's and
+// ResNet-50's classifiers, BERT-base's projection and first FFN layer), both
+// dot products, and one vector times a matrix stored K x N.
+std::vector<NamedMatMul> vector() {
+  return {product("mv-1024x1024", 1024, 1, 1024),
+          product("mv-4096x1024", 4096, 1, 1024),
+          product("mv-1024x4096", 1024, 1, 4096),
+          product("fc-resnet18", 1, 1000, 512, 1, /*transB=*/true),
+          product("fc-resnet50", 1, 1000, 2048, 1, /*transB=*/true),
+          product("fc-bert-proj", 1, 768, 768, 1, /*transB=*/true),
+          product("fc-bert-ffn1", 1, 3072, 768, 1, /*transB=*/true),
+          product("vm-1024x1024", 1, 1024, 1024)};
+}
+
 struct Set {
   const char *name;
   std::vector<NamedMatMul> (*shapes)();
 };
-const Set kSets[] = {{"square", squares},       {"polybench", polybench},
+const Set kSets[] = {{"square", squares},      {"polybench", polybench},
                      {"fig56", fig56},         {"bert", bert},
                      {"attention", attention}, {"teml", teml},
-                     {"small", small}};
+                     {"small", small},         {"vector", vector}};
 
 int64_t parsePositive(std::string_view text, std::string_view whole) {
   int64_t value = 0;

@@ -11,6 +11,8 @@
 //              (Q K^T: B transposed) and seq x seq x 64
 //   teml       TeML's batched products: 8192 items of 72 x 26 times 26 x 72
 //   small      M, N, K in {4, 13, 32} and the cubes 8, 16, 23
+//   vector     matrices times a vector (N = 1), fully connected layers on
+//              one image (M = 1, B transposed), a vector times a matrix
 //
 // and single problems as "MxNxK[,batch]".
 //

@@ -1,8 +1,9 @@
 //===- ttile-microkernels.cpp - Run the offline stage ---------------------===//
 //
-//   ttile-microkernels [--family conv2d|depthwise|matmul] [--quick] [--threshold X]
-//                      [--json FILE] [--no-store] [--compile-threads N]
-//                      [--passes N] [--min-seconds S] [--list]
+//   ttile-microkernels [--family conv2d|matmul|depthwise|planar|dot]
+//                      [--quick] [--threshold X] [--json FILE] [--no-store]
+//                      [--compile-threads N] [--passes N] [--min-seconds S]
+//                      [--list]
 //
 // Measures every candidate microkernel of the family on this machine (paper
 // 4.1), with a progress bar on stderr, prints the classes, and stores the

@@ -364,6 +364,29 @@ TEST(SearchSpace, ClassesLargerThanTheProblemServeCutToIt) {
     EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
 }
 
+// 1x1000x512 (a vector times a matrix): no class's rows fit one row, so
+// each becomes one row with its accumulators along j, as many vectors as
+// its smallest member held (8 rows of 2: 16), at most the 63 vectors of j.
+TEST(SearchSpace, OneRowOfAProductTakesTheRowsAccumulatorsAlongItsVectors) {
+  spec::Spec spec = spec::matmul(1, 1000, 512);
+  std::vector<MicrokernelClass> classes = {
+      {{{1, 0, 2}}, {8, 9, 10, 11, 12, 13, 14}, 96},
+      {{{2, 0, 4}}, {4, 5, 6, 7}, 95},
+      {{{1, 0, 1}}, {12, 13}, 90}};
+  SearchSpace space(spec, MicrokernelFamily::matmul(), classes, kWidth);
+  EXPECT_FALSE(space.usesFallback());
+  std::vector<std::string> choices;
+  for (const MicrokernelChoice &choice : space.choices())
+    choices.push_back(choice.str(MicrokernelFamily::matmul()));
+  EXPECT_EQ(choices,
+            (std::vector<std::string>{"U(16,j) V(j) (partial tiles)",
+                                      "U(2,k) U(16,j) V(j) (partial tiles)",
+                                      "U(12,j) V(j) (partial tiles)"}));
+  std::mt19937_64 random(3);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
+}
+
 TEST(SearchSpace, FallbackWithoutAnyClass) {
   spec::Spec spec = spec::matmul(7, 13, 5);
   SearchSpace space(spec, MicrokernelFamily::matmul(), {}, kWidth);

@@ -92,22 +92,28 @@ void expectCorrect(MatMul &matmul, const MatMulCase &testCase) {
     testCase.expectMatches(testCase.run(matmul, /*inPlace=*/true));
 }
 
+/// Checks `params`, with a bias but every third trial, tuned where `tuned` (the
+/// candidates drawn at random, each checked by the tuner, none of which may
+/// be wrong); returns the scheme that ran.
+std::string expectMatchesTheReference(const MatMulParams &params, int trial,
+                                      int seed, bool tuned) {
+  SCOPED_TRACE(describe(params));
+  MatMulCase testCase(params, /*withBias=*/trial % 3 != 0, seed);
+  MatMul matmul(params);
+  if (tuned) {
+    matmul.tune(quickTune());
+    EXPECT_EQ(matmul.tuneInfo().rejected, 0) << matmul.scheme();
+  }
+  SCOPED_TRACE(matmul.scheme());
+  expectCorrect(matmul, testCase);
+  return matmul.scheme();
+}
+
 TEST_F(MatMulTest, RandomProblemsMatchTheReference) {
   std::mt19937_64 random(2026);
-  for (int trial = 0; trial < 48; ++trial) {
-    const MatMulParams params = randomProblem(random);
-    SCOPED_TRACE(describe(params));
-    MatMulCase testCase(params, /*withBias=*/trial % 3 != 0, 100 + trial);
-    MatMul matmul(params);
-    // Every fourth problem is tuned: candidates drawn at random, each
-    // checked by the tuner, none of which may be wrong.
-    if (trial % 4 == 0) {
-      matmul.tune(quickTune());
-      EXPECT_EQ(matmul.tuneInfo().rejected, 0) << matmul.scheme();
-    }
-    SCOPED_TRACE(matmul.scheme());
-    expectCorrect(matmul, testCase);
-  }
+  for (int trial = 0; trial < 48; ++trial)
+    expectMatchesTheReference(randomProblem(random), trial, 100 + trial,
+                              /*tuned=*/trial % 4 == 0);
 }
 
 // N = 1 with B contiguous along k runs the dot microkernels, whose lanes
@@ -118,18 +124,11 @@ TEST_F(MatMulTest, MatrixTimesVectorMatchesTheReference) {
   int dotSchemes = 0;
   for (int trial = 0; trial < 24; ++trial) {
     const MatMulParams params = randomProblem(random, /*largestN=*/1);
-    SCOPED_TRACE(describe(params));
-    MatMulCase testCase(params, /*withBias=*/trial % 3 != 0, 300 + trial);
-    MatMul matmul(params);
-    if (trial % 2 == 0) {
-      matmul.tune(quickTune());
-      EXPECT_EQ(matmul.tuneInfo().rejected, 0) << matmul.scheme();
-    }
-    SCOPED_TRACE(matmul.scheme());
+    const std::string scheme = expectMatchesTheReference(
+        params, trial, 300 + trial, /*tuned=*/trial % 2 == 0);
     const bool dot = !params.transA && (params.transB || params.ldb <= 1);
-    EXPECT_EQ(matmul.scheme().ends_with("V(k)"), dot);
+    EXPECT_EQ(scheme.ends_with("V(k)"), dot) << describe(params) << scheme;
     dotSchemes += dot;
-    expectCorrect(matmul, testCase);
   }
   EXPECT_GE(dotSchemes, 6);
 }
@@ -138,19 +137,15 @@ TEST_F(MatMulTest, MatrixTimesVectorMatchesTheReference) {
 // times the weights W (N x K) transposed, constant, with a bias and ReLU,
 // dot products over W's rows.
 TEST_F(MatMulTest, AFullyConnectedLayerOnOneImageRunsAsDotProducts) {
-  MatMulParams params;
-  params.M = 1;
-  params.N = 45;
-  params.K = 83;
-  params.transB = true;
-  params.constantB = true;
-  params.activation = Activation::ReLU;
-  MatMulCase testCase(params, /*withBias=*/true, 11);
-  MatMul matmul(params);
-  matmul.tune(quickTune());
-  EXPECT_EQ(matmul.tuneInfo().rejected, 0);
-  EXPECT_TRUE(matmul.scheme().ends_with("V(k)")) << matmul.scheme();
-  expectCorrect(matmul, testCase);
+  const MatMulParams params{.M = 1,
+                            .N = 45,
+                            .K = 83,
+                            .transB = true,
+                            .activation = Activation::ReLU,
+                            .constantB = true};
+  const std::string scheme =
+      expectMatchesTheReference(params, /*trial=*/1, 11, /*tuned=*/true);
+  EXPECT_TRUE(scheme.ends_with("V(k)")) << scheme;
 }
 
 TEST_F(MatMulTest, AShapeLikeBertsProjectionTunesAndRuns) {

@@ -143,14 +143,16 @@ TEST(FamilyBinding, MatmulsAndContractionsBindTheMatmulFamily) {
   EXPECT_EQ(contraction.unrolled, (std::vector<std::string>{"b", "a", "c"}));
 }
 
+/// The contraction `einsum` with every letter of size 4.
+spec::Spec contraction(const char *einsum) {
+  std::map<char, int64_t> sizes;
+  for (const char *c = einsum; *c; ++c)
+    if (std::isalpha(static_cast<unsigned char>(*c)))
+      sizes[*c] = 4;
+  return spec::contraction(einsum, sizes);
+}
+
 TEST(FamilyBinding, MatrixTimesVectorBindsTheDotFamily) {
-  auto contraction = [](const char *einsum) {
-    std::map<char, int64_t> sizes;
-    for (const char *c = einsum; *c; ++c)
-      if (std::isalpha(static_cast<unsigned char>(*c)))
-        sizes[*c] = 4;
-    return spec::contraction(einsum, sizes);
-  };
   MicrokernelFamily dot = expectBoundByStructure(contraction("ak,k->a"));
   EXPECT_EQ(dot.name, "dot");
   EXPECT_EQ(dot.unrolled, (std::vector<std::string>{"a", "k"}));
@@ -192,13 +194,6 @@ void expectRefused(const spec::Spec &spec, const std::string &text) {
 }
 
 TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
-  auto contraction = [](const char *einsum) {
-    std::map<char, int64_t> sizes;
-    for (const char *c = einsum; *c; ++c)
-      if (std::isalpha(static_cast<unsigned char>(*c)))
-        sizes[*c] = 4;
-    return spec::contraction(einsum, sizes);
-  };
   // A batch index last: in both inputs, and no window slides.
   expectRefused(contraction("bij,bjk->ikb"),
                 "the output's last index 'b' is in both inputs, and neither "

@@ -131,6 +131,21 @@ TEST_F(ContractionChainTest, AMatrixChainContractsTheCheaperPairFirst) {
   wideInside.expectComputedBy(leftFirst);
 }
 
+// A matrix times a matrix times a vector: the vector first, then again,
+// two dot products (the dot microkernels, vectorized along the reduction),
+// tuned.
+TEST_F(ContractionChainTest, AMatrixChainEndingInAVectorRunsTwoDotProducts) {
+  const ChainCase matrixVector(
+      {"ik,kl,l->i", {{'i', 30}, {'k', 20}, {'l', 37}}});
+  ContractionChain chain(matrixVector.params);
+  EXPECT_EQ(chain.plan().substr(0, 8), "kl,l->k;") << chain.plan();
+  chain.tune(quickTune());
+  EXPECT_EQ(std::ranges::count(chain.scheme(), 'V'), 2) << chain.scheme();
+  EXPECT_NE(chain.scheme().find("V(l)"), std::string::npos) << chain.scheme();
+  EXPECT_NE(chain.scheme().find("V(k)"), std::string::npos) << chain.scheme();
+  matrixVector.expectComputedBy(chain);
+}
+
 TEST_F(ContractionChainTest, ASecondChainStartsFromTheCache) {
   const ContractionChainParams params{
       "abc,cd,de->abe", {{'a', 3}, {'b', 5}, {'c', 9}, {'d', 6}, {'e', 17}}};

@@ -105,14 +105,15 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
 
   // A matrix times a vector runs as it is (Search/FamilyBinding.h); any
   // other contraction as a matmul, which may need an index of size 1.
+  const bool isDotProduct = search::dotProduct(spec).has_value();
   search::ContractionRoles roles;
   try {
-    if (!search::dotProduct(spec))
+    if (!isDotProduct)
       roles = search::contractionRoles(spec);
   } catch (const Error &error) {
     fail(error.what());
   }
-  if (!search::dotProduct(spec) && !roles.complete()) {
+  if (!isDotProduct && !roles.complete()) {
     // Unit indices go first in every term they join, so that each
     // operand keeps its contiguous letter.
     EinsumTerms terms(spec);

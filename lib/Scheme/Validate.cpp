@@ -158,10 +158,6 @@ private:
              "tensor " + tensor.name + " has " + name + " in its axis '" +
                  tensor.axes[*axis].name + "', not in its contiguous axis '" +
                  contiguous.name + "'" + layout);
-      // Along a zero-padded axis, vector loads mask the lanes in the
-      // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
-      // Inputs may be read at a stride of 2 (a strided planar image): the
-      // loads span twice the lanes (CodeGen/TensorAccess.h, loadVector).
       if (summed &&
           (contiguous.index.terms.size() != 1 ||
            contiguous.index.constant != 0 || contiguous.index.coeffOf(d) != 1))
@@ -171,6 +167,10 @@ private:
                  "), and a V along one needs it alone "
                  "in each tensor's contiguous axis, but tensor " +
                  tensor.name + " indexes '" + contiguous.name + "' otherwise");
+      // Along a zero-padded axis, vector loads mask the lanes in the
+      // padding (CodeGen/ZeroPadding.h); a packed copy holds the zeros.
+      // Inputs may be read at a stride of 2 (a strided planar image): the
+      // loads span twice the lanes (CodeGen/TensorAccess.h, loadVector).
       const bool input = tensor.role == spec::TensorRole::Input;
       const int64_t coeff = contiguous.index.coeffOf(d);
       if (coeff > (input ? 2 : 1))

@@ -8,9 +8,9 @@
 // microkernels:
 //
 //  - where both inputs end in the same reduction index, and one of them
-//    (the vector) holds no output index the other (the matrix) lacks, a
-//    matrix times a vector: the dot family, vectorized along that
-//    reduction, its rows the output's last index;
+//    (the vector) holds no output index of size 2 or more that the other
+//    (the matrix) lacks, a matrix times a vector: the dot family,
+//    vectorized along that reduction, its rows the output's last index;
 //  - else the vectorized dimension is the output's last index, the one its
 //    stores are contiguous along;
 //  - every input indexed by it (a depthwise convolution: the image and the
@@ -51,6 +51,7 @@ struct DotProduct {
   spec::DimId rows = 0;
   spec::DimId reduction = 0;
 };
+/// The dot product `spec` is, by the first rule above; none otherwise.
 std::optional<DotProduct> dotProduct(const spec::Spec &spec);
 
 /// The family whose microkernels fit `spec`, over the spec's dimension

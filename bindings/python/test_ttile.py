@@ -157,6 +157,8 @@ class ContractionTest(unittest.TestCase):
         ("bik,bkj->bij", dict(b=3, i=5, j=19, k=8)),  # a batch index
         ("ij,j->i", dict(i=33, j=10)),  # matrix-vector
         ("i,j->ij", dict(i=7, j=21)),  # outer product
+        ("ij,ij->", dict(i=9, j=37)),  # a scalar: Frobenius product
+        ("ij,ji->", dict(i=6, j=5)),  # a scalar: the trace of a product
         ("rqs,sp->rqp", dict(r=6, q=5, s=16, p=20)),  # doitgen
         # Vector letters fused with a neighbour (VectorIndexFusion.h): A
         # copied with b, a last (TCCG 28's layout), and A and C copied with
@@ -203,7 +205,8 @@ class ContractionChainTest(unittest.TestCase):
         rng = np.random.default_rng(7)
         for einsum, sizes in [
                 ("ikl,kj,lj->ij", dict(i=6, j=19, k=5, l=4)),  # MTTKRP
-                ("ij,jk,kl->il", dict(i=40, j=3, k=40, l=5))]:
+                ("ij,jk,kl->il", dict(i=40, j=3, k=40, l=5)),
+                ("i,ij,j->", dict(i=30, j=37))]:  # a bilinear form
             with self.subTest(einsum=einsum):
                 op = ttile.ContractionChain(einsum, sizes)
                 operands = [rng.standard_normal(shape).astype(np.float32)

@@ -711,7 +711,8 @@ private:
 /// dense and row-major in the order of its letters (the last letter is
 /// contiguous). Letters in both operands and the output are batch indices;
 /// letters missing from the output are summed. Case matters ('a' and 'A'
-/// are two indices).
+/// are two indices). The output may have no letter ("ij,ij->"): C is then
+/// one float.
 struct ContractionParams {
   std::string einsum;
   /// The size of every letter of einsum, and of no other.
@@ -771,10 +772,11 @@ public:
   /// Conv2D::setWeights().
   void setWeights(const float *B);
 
-  /// The scheme in use, over the einsum's letters. An outer product, or a
-  /// matrix stored column by column times a vector ("ki,k->i"), gets an
-  /// index of size 1 under a letter the einsum leaves free, so that the
-  /// matmul microkernels fit it.
+  /// The scheme in use, over the einsum's letters. An outer product, a
+  /// matrix stored column by column times a vector ("ki,k->i") or a scalar
+  /// output gets an index of size 1 under a letter the einsum leaves free,
+  /// so that the microkernels fit it; summed letters that end both operands
+  /// in the same order ("bij,bij->b") are one letter, also a free one.
   std::string scheme() const;
   TuneInfo tuneInfo() const;
   /// As Conv2D::isCached().

@@ -46,6 +46,37 @@ int64_t elementsOf(const spec::Tensor &tensor) {
   return elements;
 }
 
+/// Where both operands end in the same two or more letters, in the same
+/// order, and the output has none of them ("bij,bij->b"), those letters lie
+/// in memory as one index of their sizes' product in both operands: they
+/// become the one summed letter `fused`, so that a dot product's vectors
+/// run along all of them (a Frobenius product "ij,ij->" with j = 3 would
+/// otherwise fill 3 lanes of 16). Letters are renamed; no element moves.
+/// Returns the letters fused, outermost first; none where the rule does
+/// not apply, and `terms` and `sizes` are then unchanged.
+std::string fuseSummedSuffix(EinsumTerms &terms, std::map<char, int64_t> &sizes,
+                             char fused) {
+  std::string &a = terms.operands[0];
+  std::string &b = terms.operands[1];
+  size_t common = 0;
+  while (common < std::min(a.size(), b.size()) &&
+         a[a.size() - 1 - common] == b[b.size() - 1 - common] &&
+         terms.output.find(a[a.size() - 1 - common]) == std::string::npos)
+    ++common;
+  if (common < 2)
+    return {};
+  const std::string letters = a.substr(a.size() - common);
+  int64_t size = 1;
+  for (char letter : letters) {
+    size *= sizes.at(letter); // Within A's elements: at most 2^40.
+    sizes.erase(letter);
+  }
+  sizes[fused] = size;
+  a.replace(a.size() - common, common, 1, fused);
+  b.replace(b.size() - common, common, 1, fused);
+  return letters;
+}
+
 } // namespace
 
 EinsumTerms::EinsumTerms(const spec::Spec &spec) {
@@ -91,6 +122,27 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
                                   "the contraction's multiply-adds",
                                   kMaxMultiplyAddsLog2);
 
+  // A scalar output gets an index of size 1, as A's first letter too: the
+  // dot product of a row of one.
+  if (spec.output().axes.empty()) {
+    EinsumTerms terms(spec);
+    const char letter = freeLetter(spec, einsum);
+    sizes[letter] = 1;
+    terms.output = std::string(1, letter);
+    terms.operands[0].insert(0, 1, letter);
+    spec = spec::contraction(terms.str(), sizes);
+  }
+  if (std::optional<char> letter = unusedLetter(spec)) {
+    EinsumTerms terms(spec);
+    const std::string fused = fuseSummedSuffix(terms, sizes, *letter);
+    if (!fused.empty()) {
+      for (char summed : fused)
+        summedFusion_ +=
+            (summedFusion_.empty() ? "" : ",") + std::string(1, summed);
+      summedFusion_ += fmt::format(" summed as {}", *letter);
+      spec = spec::contraction(terms.str(), sizes);
+    }
+  }
   if (std::optional<char> letter = unusedLetter(spec)) {
     EinsumTerms terms(spec);
     fusion_ = VectorIndexFusion::find(terms.operands, terms.output, sizes,
@@ -153,9 +205,12 @@ std::string ContractionProblem::str() const {
   for (const spec::Dim &dim : spec_.dims)
     sizes += fmt::format("{}{}:{}", sizes.empty() ? "" : ",", dim.name,
                          dim.size);
+  std::string fusions = summedFusion_;
+  if (fusion_)
+    fusions += (fusions.empty() ? "" : "; ") + fusion_->str();
   return fmt::format("{} {}{}{}", EinsumTerms(spec_).str(), sizes,
                      params_.constantB ? " constantB" : "",
-                     fusion_ ? " (" + fusion_->str() + ")" : "");
+                     fusions.empty() ? "" : " (" + fusions + ")");
 }
 
 spec::Spec checkedEinsum(std::string_view what, const std::string &einsum,

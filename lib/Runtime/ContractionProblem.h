@@ -70,6 +70,9 @@ public:
 private:
   ContractionParams params_;
   RunShape runShape_;
+  /// "i,j summed as g" where both operands end in the summed letters i, j
+  /// (ContractionProblem.cpp, fuseSummedSuffix); empty otherwise.
+  std::string summedFusion_;
   std::optional<VectorIndexFusion> fusion_;
   spec::Spec spec_;
 };

@@ -14,6 +14,9 @@ ContractionRoles contractionRoles(const spec::Spec &spec) {
     throw Error("a contraction is tuned with two inputs; this one has " +
                 std::to_string(inputs.size()));
   const spec::Tensor &output = spec.tensors[0];
+  if (output.axes.empty())
+    throw Error("a contraction's output needs an index to vectorize; this "
+                "one is a scalar");
   const spec::DimId vector = output.axes.back().index.terms.front().dim;
   ContractionRoles roles;
   roles.vector = spec.dims[vector].name;

@@ -191,6 +191,9 @@ MicrokernelFamily familyOf(const spec::Spec &spec) {
         {{family.combinationDim, nameOf(spec, dot->rows)},
          {family.vectorDim, nameOf(spec, dot->reduction)}});
   }
+  if (spec.output().axes.empty())
+    throw noFamily(spec, "its output is a scalar, with no index to tile; "
+                         "give it one of size 1");
   const spec::AffineExpr &last = spec.output().axes.back().index;
   if (last.terms.size() != 1)
     throw noFamily(spec, "the output's last axis is not one index");

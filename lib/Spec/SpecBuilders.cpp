@@ -409,7 +409,7 @@ public:
         fail("unexpected character '" + std::string(1, c) + "' at column " +
              std::to_string(column) +
              "; expected letters, ',' between inputs, and '->' once");
-      requireNonEmpty(current, inputs.size(), false, termStart);
+      requireNonEmpty(current, inputs.size(), termStart);
       inputs.push_back(std::move(current));
       current = EinsumTerm();
       inOutput = arrow;
@@ -420,7 +420,7 @@ public:
     if (!inOutput)
       fail("missing '->' (reached the end at column " +
            std::to_string(einsum_.size() + 1) + ")");
-    requireNonEmpty(current, inputs.size(), true, termStart);
+    // An empty output is a scalar ("ij,ij->"): every letter is summed.
     output = std::move(current);
   }
 
@@ -430,9 +430,9 @@ private:
   }
 
   void requireNonEmpty(const EinsumTerm &term, size_t inputsSoFar,
-                       bool isOutput, size_t column) const {
+                       size_t column) const {
     if (term.letters.empty())
-      fail(termName(inputsSoFar, isOutput) + " at column " +
+      fail(termName(inputsSoFar, false) + " at column " +
            std::to_string(column) + " is empty");
   }
 

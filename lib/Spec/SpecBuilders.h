@@ -88,7 +88,9 @@ Spec matmul(const MatMulShape &shape);
 
 /// A tensor contraction from an einsum string such as "ik,kj->ij" or
 /// "aebf,dfce->abcd". Each letter is a dimension; letters absent from the
-/// output are reductions. Inputs are named A, B, C, ... and the output O.
+/// output are reductions. Inputs are named A, B, C, ... and the output O,
+/// which has no axis where the einsum gives it no letter ("ij,ij->", a
+/// scalar).
 /// Throws ttile::Error with the offending position for malformed strings,
 /// letters without a size, or repeated letters in one tensor.
 Spec contraction(std::string_view einsum,

@@ -15,7 +15,8 @@
 //   - an acceptance holds what ttile.h promises, recomputed here by
 //     parsers of this file's own, in 128-bit arithmetic: two operands (the
 //     chain: three) of distinct letters each, every output letter in an
-//     operand, the output's last letter in one operand only (the
+//     operand (the output may have none: a scalar), the output's last
+//     letter in one operand only (the
 //     contraction; or in both of a dot product, whose operands end in the
 //     same summed letter, one of them with no output letter of size 2 or
 //     more that the other lacks), a size of 1 to 2^31 for every letter and no
@@ -74,7 +75,7 @@ std::optional<Einsum> parseEinsum(std::string_view text) {
   std::vector<std::string> terms = einsum.operands;
   terms.push_back(einsum.output);
   for (const std::string &term : terms) {
-    if (term.empty())
+    if (term.empty() && &term != &terms.back()) // The output may be a scalar.
       return std::nullopt;
     for (size_t i = 0; i < term.size(); ++i)
       if (!std::isalpha(static_cast<unsigned char>(term[i])) ||
@@ -180,8 +181,9 @@ const char *brokenContractionPromise(std::string_view einsumText,
   if (const char *broken =
           brokenEinsumPromise(einsumText, sizesText, 2, einsum, sizes))
     return broken;
-  const char last = einsum.output.back();
-  if (einsum.operands[0].find(last) != std::string::npos &&
+  const char last = einsum.output.empty() ? '\0' : einsum.output.back();
+  if (!einsum.output.empty() &&
+      einsum.operands[0].find(last) != std::string::npos &&
       einsum.operands[1].find(last) != std::string::npos &&
       !isDotProduct(einsum, sizes))
     return "an output whose last letter is in both operands was accepted";

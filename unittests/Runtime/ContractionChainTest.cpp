@@ -3,8 +3,9 @@
 // ContractionChain against a naive three-operand einsum written here from
 // the API's definition, in double precision: MTTKRP and matrix chains run
 // untuned and tuned, random chains (batch letters, letters summed in one
-// operand, odd sizes), the order the model picks where the orders' work
-// differs by orders of magnitude, the cache, and every error, named.
+// operand, scalar outputs, odd sizes), the order the model picks where the
+// orders' work differs by orders of magnitude, the cache, and every error,
+// named.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +74,7 @@ ContractionChainParams randomChain(std::mt19937_64 &random) {
     for (char letter : letters)
       if (used.find(letter) != std::string::npos && below(2))
         terms[3] += letter;
-    if (terms[3].empty())
+    if (terms[3].empty() && below(2)) // Else a scalar.
       terms[3] = terms[0].substr(terms[0].size() - 1);
     std::shuffle(terms[3].begin(), terms[3].end(), random);
     ContractionChainParams p;
@@ -144,6 +145,17 @@ TEST_F(ContractionChainTest, AMatrixChainEndingInAVectorRunsTwoDotProducts) {
   EXPECT_NE(chain.scheme().find("V(l)"), std::string::npos) << chain.scheme();
   EXPECT_NE(chain.scheme().find("V(k)"), std::string::npos) << chain.scheme();
   matrixVector.expectComputedBy(chain);
+}
+
+// A bilinear form, x^T A y, numpy's "i,ij,j->": the matrix times one
+// vector, then the scalar dot product of the result with the other.
+TEST_F(ContractionChainTest, ABilinearFormRunsTwoDotProducts) {
+  ChainCase bilinear({"i,ij,j->", {{'i', 30}, {'j', 37}}});
+  ContractionChain chain(bilinear.params);
+  chain.tune(quickTune());
+  EXPECT_EQ(std::ranges::count(chain.scheme(), 'V'), 2) << chain.scheme();
+  bilinear.expectComputedBy(chain);
+  EXPECT_EQ(chain.outputElements(), 1);
 }
 
 TEST_F(ContractionChainTest, ASecondChainStartsFromTheCache) {

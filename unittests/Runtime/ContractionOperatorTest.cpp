@@ -4,8 +4,8 @@
 // definition (ContractionParams in ttile.h), in double precision: random
 // two-operand einsums with 2 to 6 letters per operand, batch letters,
 // letters summed in one operand only, odd sizes and permuted layouts, run
-// untuned and tuned; the matrix-vector and outer products that need a
-// unit index; and every error, named.
+// untuned and tuned; dot, outer and scalar products; summed letters fused;
+// and every error, named.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,16 +153,55 @@ TEST_F(ContractionOperatorTest, OuterProductsGetAUnitIndex) {
   }
 }
 
+/// The letter that `scheme`'s last atom, a V, vectorizes.
+char vectorLetter(const std::string &scheme) {
+  return scheme.size() >= 4 && scheme.ends_with(")") &&
+                 scheme.compare(scheme.size() - 4, 2, "V(") == 0
+             ? scheme[scheme.size() - 2]
+             : '\0';
+}
+
 // Both operands end in the reduction: the dot microkernels, vectorized
 // along it, 37 (two vectors and a masked tail) or 21 long.
 TEST_F(ContractionOperatorTest, MatrixTimesVectorVectorizesTheReduction) {
-  for (const char *einsum :
-       {"ik,k->i", "k,ik->i", "bik,bk->bi", "ijk,jk->i", "bk,bk->b"})
-    EXPECT_TRUE(expectMatchesUntunedAndTuned(einsum, true).ends_with("V(k)"))
+  for (const char *einsum : {"ik,k->i", "k,ik->i", "bik,bk->bi", "bk,bk->b"})
+    EXPECT_EQ(vectorLetter(expectMatchesUntunedAndTuned(einsum, true)), 'k')
         << einsum;
   for (const char *einsum : {"ij,j->i", "j,ij->i"})
-    EXPECT_TRUE(expectMatchesUntunedAndTuned(einsum, false).ends_with("V(j)"))
+    EXPECT_EQ(vectorLetter(expectMatchesUntunedAndTuned(einsum, false)), 'j')
         << einsum;
+}
+
+/// Whether `einsum`'s summed letters i, j, which end both operands, are
+/// one letter in its tuned scheme; with `dotProduct`, the one vectorized.
+void expectSummedAsOne(const char *einsum, bool dotProduct) {
+  const std::string scheme = expectMatchesUntunedAndTuned(einsum, false);
+  SCOPED_TRACE(std::string(einsum) + ": " + scheme);
+  EXPECT_EQ(scheme.find(",i)"), std::string::npos);
+  EXPECT_EQ(scheme.find(",j)"), std::string::npos);
+  if (dotProduct)
+    EXPECT_EQ(std::string(einsum).find(vectorLetter(scheme)),
+              std::string::npos);
+}
+
+// Summed letters that end both operands in the same order lie in memory as
+// one index: a dot product's row is 19 x 21 floats, not 21 (a vector and a
+// masked tail) 19 times. A matmul's reduction is one loop.
+TEST_F(ContractionOperatorTest, SummedLettersEndingBothOperandsAreOne) {
+  for (const char *einsum : {"kij,ij->k", "bij,bij->b"})
+    expectSummedAsOne(einsum, /*dotProduct=*/true);
+  expectSummedAsOne("kij,bij->kb", /*dotProduct=*/false);
+}
+
+// numpy's scalar einsums: the output, a single float, gets an index of
+// size 1, as A's first letter: a dot product of one row, where both
+// operands end in the same summed letters. Elsewhere the kernel is
+// correct, not fast.
+TEST_F(ContractionOperatorTest, ScalarOutputsAreDotProductsOfOneRow) {
+  expectSummedAsOne("ij,ij->", /*dotProduct=*/true);
+  EXPECT_EQ(vectorLetter(expectMatchesUntunedAndTuned("i,i->", false)), 'i');
+  for (const char *einsum : {"ij,ji->", "ij,jk->", "k,bk->"})
+    expectMatchesUntunedAndTuned(einsum, true);
 }
 
 /// Whether `contraction`'s kernel vectorizes the letter `letter`.

@@ -200,6 +200,9 @@ TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
                 "slides a window");
   expectRefused(contraction("ab,bc,cd->ad"),
                 "it has 3 inputs; every family multiplies two");
+  // A scalar output; ContractionProblem gives it an index of size 1.
+  expectRefused(contraction("ij,ij->"),
+                "its output is a scalar, with no index to tile");
   // A matrix, stored transposed, times a vector has no i; ContractionProblem
   // adds one.
   expectRefused(contraction("ji,j->i"),

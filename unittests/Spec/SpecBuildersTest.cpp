@@ -287,6 +287,13 @@ TEST(ContractionTest, OneAndThreeInputs) {
             "O[i,l] += A[i,j] * B[j,k] * C[k,l] {i=2,l=5,j=3,k=4}");
 }
 
+TEST(ContractionTest, AnEmptyOutputIsAScalar) {
+  Spec spec = contraction("ij,ij->", {{'i', 2}, {'j', 3}});
+  EXPECT_TRUE(spec.tensors[0].axes.empty());
+  EXPECT_EQ(reductionNames(spec), (Names{"i", "j"}));
+  EXPECT_EQ(spec.str(), "O[] += A[i,j] * B[i,j] {i=2,j=3}");
+}
+
 TEST(ContractionTest, NoReduction) {
   Spec spec = contraction("ij,j->ij", {{'i', 2}, {'j', 3}});
   EXPECT_TRUE(reductionNames(spec).empty());
@@ -326,7 +333,6 @@ const MalformedEinsum malformedEinsums[] = {
     {"ik,,kj->ij", "input 2 at column 4 is empty"},
     {",kj->ij", "input 1 at column 1 is empty"},
     {"->ij", "input 1 at column 1 is empty"},
-    {"ik,kj->", "the output at column 8 is empty"},
     {"i1,kj->ij", "unexpected character '1' at column 2"},
     {"ik;kj->ij", "unexpected character ';' at column 3"},
     {"ik,kj-ij", "unexpected character '-' at column 6"},

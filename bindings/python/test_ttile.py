@@ -159,6 +159,8 @@ class ContractionTest(unittest.TestCase):
         ("i,j->ij", dict(i=7, j=21)),  # outer product
         ("ij,ij->", dict(i=9, j=37)),  # a scalar: Frobenius product
         ("ij,ji->", dict(i=6, j=5)),  # a scalar: the trace of a product
+        ("ikb,kjb->ijb", dict(i=5, j=7, k=9, b=20)),  # batch innermost
+        ("ij,j->ij", dict(i=5, j=19)),  # a broadcast, elementwise product
         ("rqs,sp->rqp", dict(r=6, q=5, s=16, p=20)),  # doitgen
         # Vector letters fused with a neighbour (VectorIndexFusion.h): A
         # copied with b, a last (TCCG 28's layout), and A and C copied with

@@ -738,11 +738,12 @@ public:
   /// fewer than two operands, a letter twice in one operand (a trace), a
   /// missing, extra or non-positive size, and an output whose last letter
   /// is in both operands: ttile vectorizes the output's contiguous index,
-  /// which must belong to one operand only; except in a dot product, whose
-  /// operands both end in the same summed letter and one of which has no
-  /// output letter the other lacks ("ik,k->i", a batched "bk,bk->b"): there
-  /// ttile vectorizes that letter (an output letter of size 1 counts as
-  /// none).
+  /// which must belong to one operand only, or be the last letter of both
+  /// ("ikb,kjb->ijb", "ij,ij->ij": each vector lane a product of its own);
+  /// except in a dot product, whose operands both end in the same summed
+  /// letter and one of which has no output letter the other lacks
+  /// ("ik,k->i", a batched "bk,bk->b"): there ttile vectorizes that letter
+  /// (an output letter of size 1 counts as none).
   explicit Contraction(const ContractionParams &params);
   ~Contraction();
   Contraction(Contraction &&other) noexcept;
@@ -773,8 +774,9 @@ public:
   void setWeights(const float *B);
 
   /// The scheme in use, over the einsum's letters. An outer product, a
-  /// matrix stored column by column times a vector ("ki,k->i") or a scalar
-  /// output gets an index of size 1 under a letter the einsum leaves free,
+  /// matrix stored column by column times a vector ("ki,k->i"), an
+  /// elementwise product or a scalar output gets an index of size 1 under a
+  /// letter the einsum leaves free,
   /// so that the microkernels fit it; summed letters that end both operands
   /// in the same order ("bij,bij->b") are one letter, also a free one.
   std::string scheme() const;

@@ -172,17 +172,19 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     const bool broadcastIsA = roles.broadcastInput == inputs[0];
     std::string &broadcast = terms.operands[broadcastIsA ? 0 : 1];
     std::string &vector = terms.operands[broadcastIsA ? 1 : 0];
-    auto addUnitIndex = [&](bool inOutput) {
+    auto addUnitIndex = [&](std::initializer_list<std::string *> joined) {
       const char letter = freeLetter(spec, einsum);
       sizes[letter] = 1;
-      broadcast.insert(broadcast.begin(), letter);
-      (inOutput ? terms.output : vector).insert(0, 1, letter);
+      for (std::string *term : joined)
+        term->insert(0, 1, letter);
       spec = spec::contraction(terms.str(), sizes);
     };
     if (roles.combination.empty())
-      addUnitIndex(/*inOutput=*/true);
+      addUnitIndex({&broadcast, &terms.output});
+    if (roles.lanewise && roles.columns.empty())
+      addUnitIndex({&vector, &terms.output});
     if (roles.reduction.empty())
-      addUnitIndex(/*inOutput=*/false);
+      addUnitIndex({&broadcast, &vector});
   }
   spec.tensors[spec.inputIndices()[1]].constant = params.constantB;
   spec_ = std::move(spec);

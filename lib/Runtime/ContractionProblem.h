@@ -6,11 +6,16 @@
 // reordered where the output's vector index fuses with its neighbour:
 // VectorIndexFusion.h), and the cache key.
 //
-// The kernels are the matmul family's, read through the roles of
-// Search/ContractionRoles.h. Where no index can play i (a matrix-vector
-// product) or k (an outer product), the problem adds an index of size 1
-// under a letter the einsum leaves free, first in every operand it joins:
-// a unit axis changes no memory layout, and the microkernels then fit.
+// The kernels are the matmul family's (the lanewise family's where the
+// output's last letter ends both operands too), read through the roles of
+// Search/ContractionRoles.h, or the dot family's (FamilyBinding.h). Where
+// no index can play i (a matrix-vector product), j (lanewise: an
+// elementwise product) or k (an outer product), and where the output has
+// no letter at all (a scalar), the problem adds an index of size 1 under a
+// letter the einsum leaves free, first in every term it joins: a unit axis
+// changes no memory layout, and the microkernels then fit. Summed letters
+// that end both operands in the same order become one (ContractionProblem.cpp,
+// fuseSummedSuffix): also only a renaming.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_CONTRACTIONPROBLEM_H

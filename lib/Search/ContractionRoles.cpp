@@ -22,14 +22,23 @@ ContractionRoles contractionRoles(const spec::Spec &spec) {
   roles.vector = spec.dims[vector].name;
   const bool inFirst = spec.tensors[inputs[0]].uses(vector);
   const bool inSecond = spec.tensors[inputs[1]].uses(vector);
-  if (inFirst == inSecond)
-    throw Error("the output's last index '" + roles.vector + "' is " +
-                (inFirst ? "in both inputs" : "in neither input") +
-                "; ttile vectorizes the output's last index, which must "
-                "be an index of one input only (a batch index may stand "
-                "anywhere else in the output)");
-  roles.vectorInput = inFirst ? inputs[0] : inputs[1];
-  roles.broadcastInput = inFirst ? inputs[1] : inputs[0];
+  if (!inFirst && !inSecond)
+    throw Error("the output's last index '" + roles.vector +
+                "' is in neither input");
+  roles.lanewise = inFirst && inSecond;
+  if (roles.lanewise) {
+    for (int input : inputs) {
+      const spec::Tensor &tensor = spec.tensors[input];
+      if (!tensor.axes.back().index.uses(vector))
+        throw Error("the output's last index '" + roles.vector +
+                    "' is in both inputs, but not last in " + tensor.name +
+                    "; ttile vectorizes the output's last index, which must "
+                    "be an index of one input only, or the last of every "
+                    "tensor (each vector lane then a product of its own)");
+    }
+  }
+  roles.vectorInput = inSecond ? inputs[1] : inputs[0];
+  roles.broadcastInput = inSecond ? inputs[0] : inputs[1];
   const spec::Tensor &vectorTensor = spec.tensors[roles.vectorInput];
   const spec::Tensor &broadcast = spec.tensors[roles.broadcastInput];
 
@@ -50,6 +59,10 @@ ContractionRoles contractionRoles(const spec::Spec &spec) {
   roles.combination = pick([&](spec::DimId dim) {
     return output.uses(dim) && broadcast.uses(dim) && !vectorTensor.uses(dim);
   });
+  if (roles.lanewise)
+    roles.columns = pick([&](spec::DimId dim) {
+      return output.uses(dim) && vectorTensor.uses(dim) && !broadcast.uses(dim);
+    });
   roles.reduction = pick([&](spec::DimId dim) {
     return spec.isReduction(dim) && broadcast.uses(dim) &&
            vectorTensor.uses(dim);

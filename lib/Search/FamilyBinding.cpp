@@ -5,6 +5,8 @@
 #include "Search/ContractionRoles.h"
 #include "ttile/Error.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,18 +56,13 @@ std::vector<SlidingAxis> imageRows(const spec::Spec &spec, int image) {
   return rows;
 }
 
+/// For a spec one of whose inputs, the image, slides a window.
 MicrokernelFamily depthwiseFamily(const spec::Spec &spec, spec::DimId vector) {
-  std::optional<int> image;
+  int image = 0;
   for (int input : spec.inputIndices())
     if (!slidingAxes(spec, spec.tensors[input]).empty())
       image = input;
-  if (!image)
-    throw noFamily(spec, "the output's last index '" + nameOf(spec, vector) +
-                             "' is in both inputs, and neither slides a "
-                             "window; ttile vectorizes the output's last "
-                             "index, which must be in one input only, or in "
-                             "both of a depthwise convolution");
-  std::vector<SlidingAxis> rows = imageRows(spec, *image);
+  std::vector<SlidingAxis> rows = imageRows(spec, image);
   const MicrokernelFamily &family = MicrokernelFamily::depthwise();
   return family.withDimNames({{family.vectorDim, nameOf(spec, vector)},
                               {"w", nameOf(spec, rows[1].output)},
@@ -116,20 +113,33 @@ MicrokernelFamily conv2dFamily(const spec::Spec &spec, spec::DimId vector,
        {"s", nameOf(spec, rows[1].window)}});
 }
 
-MicrokernelFamily matmulFamily(const spec::Spec &spec) {
+/// The matmul family, or with roles.lanewise the lanewise one, over the
+/// roles of ContractionRoles.h.
+MicrokernelFamily productFamily(const spec::Spec &spec) {
   ContractionRoles roles = contractionRoles(spec);
-  if (!roles.complete())
-    throw noFamily(
-        spec, "no index plays the matmul microkernel's " +
-                  (roles.combination.empty()
-                       ? "i (an output index of " +
-                             spec.tensors[roles.broadcastInput].name + " only)"
-                       : std::string("k (a reduction index of both inputs)")) +
-                  "; give it one of size 1");
-  const MicrokernelFamily &family = MicrokernelFamily::matmul();
-  return family.withDimNames({{family.vectorDim, roles.vector},
-                              {family.combinationDim, roles.combination},
-                              {family.reuseDim, roles.reduction}});
+  const MicrokernelFamily &family = roles.lanewise
+                                        ? MicrokernelFamily::lanewise()
+                                        : MicrokernelFamily::matmul();
+  auto missing = [&](const std::string &role, const std::string &what) {
+    return noFamily(spec, "no index plays the " + family.name +
+                              " microkernel's " + role + " (" + what +
+                              "); give it one of size 1");
+  };
+  const std::string &a = spec.tensors[roles.broadcastInput].name;
+  const std::string &b = spec.tensors[roles.vectorInput].name;
+  if (roles.combination.empty())
+    throw missing("i", "an output index of " + a + " only");
+  if (roles.lanewise && roles.columns.empty())
+    throw missing("j", "an output index of " + b + " only");
+  if (roles.reduction.empty())
+    throw missing("k", "a reduction index of both inputs");
+  std::map<std::string, std::string> names = {
+      {family.vectorDim, roles.vector},
+      {family.combinationDim, roles.combination},
+      {family.reuseDim, roles.reduction}};
+  if (roles.lanewise)
+    names["j"] = roles.columns;
+  return family.withDimNames(names);
 }
 
 /// The index that alone indexes `tensor`'s contiguous axis; none where a
@@ -204,8 +214,11 @@ MicrokernelFamily familyOf(const spec::Spec &spec) {
                              " inputs; every family multiplies two");
   const bool inFirst = spec.tensors[inputs[0]].uses(vector);
   const bool inSecond = spec.tensors[inputs[1]].uses(vector);
+  const bool slides = std::ranges::any_of(inputs, [&](int input) {
+    return !slidingAxes(spec, spec.tensors[input]).empty();
+  });
   if (inFirst && inSecond)
-    return depthwiseFamily(spec, vector);
+    return slides ? depthwiseFamily(spec, vector) : productFamily(spec);
   if (!inFirst && !inSecond)
     throw noFamily(spec, "the output's last index '" + nameOf(spec, vector) +
                              "' is in neither input");
@@ -214,7 +227,7 @@ MicrokernelFamily familyOf(const spec::Spec &spec) {
   if (!slidingAxes(spec, spec.tensors[vectorInput]).empty())
     return planarFamily(spec, vector, vectorInput);
   if (slidingAxes(spec, spec.tensors[broadcastInput]).empty())
-    return matmulFamily(spec);
+    return productFamily(spec);
   return conv2dFamily(spec, vector, vectorInput, broadcastInput);
 }
 

@@ -13,11 +13,14 @@
 //    vectorized along that reduction, its rows the output's last index;
 //  - else the vectorized dimension is the output's last index, the one its
 //    stores are contiguous along;
-//  - every input indexed by it (a depthwise convolution: the image and the
-//    weights share the channel): the depthwise family. The image is the
-//    input with two sliding axes (an output index plus a window index);
-//    the later one in memory gives w and s, the earlier one's window index
-//    is the reuse loop r;
+//  - every input indexed by it, one of them sliding a window (a depthwise
+//    convolution: the image and the weights share the channel): the
+//    depthwise family. The image is the input with two sliding axes (an
+//    output index plus a window index); the later one in memory gives w
+//    and s, the earlier one's window index is the reuse loop r;
+//  - every input indexed by it, none sliding: the lanewise family, where
+//    it is the last index of every tensor (each vector lane a product of
+//    its own, "ikb,kjb->ijb"), over the roles of ContractionRoles.h;
 //  - one input indexed by it, which slides a window along it (a depthwise
 //    convolution in NCHW: the image's rows are vectors): the planar
 //    family. The image's other sliding axis gives h and r, its last one w

@@ -7,8 +7,10 @@
 //
 // for a convolution, U(s_s,s) U(s_w,w) U(s_g,g) V(g) for a depthwise one,
 // U(s_s,s) U(s_h,h) U(s_w,w) V(w) for a depthwise one in NCHW (planar),
-// U(s_i,i) U(s_j,j) V(j) for a matmul, or U(s_i,i) U(s_k,k) V(k) for a
-// matrix times a vector (dot: the vector along the reduction). Microkernels
+// U(s_i,i) U(s_j,j) V(j) for a matmul, U(s_i,i) U(s_k,k) V(k) for a
+// matrix times a vector (dot: the vector along the reduction), or
+// U(s_i,i) U(s_j,j) U(s_b,b) V(b) for products whose lanes are batch items
+// (lanewise: the vector along a batch index of every tensor). Microkernels
 // are data here, as in XNNPACK: one family description per operator says
 // which dimensions unroll, in which order, which one is vectorized, which
 // one two microkernels may be combined along (the Lambda dimension), and
@@ -72,6 +74,7 @@ struct MicrokernelFamily {
   static const MicrokernelFamily &depthwise();
   static const MicrokernelFamily &planar();
   static const MicrokernelFamily &dot();
+  static const MicrokernelFamily &lanewise();
   /// Every family, conv2d first.
   static const std::vector<const MicrokernelFamily *> &all();
   /// The family called `name`; nullptr for none.

@@ -16,11 +16,11 @@
 //     parsers of this file's own, in 128-bit arithmetic: two operands (the
 //     chain: three) of distinct letters each, every output letter in an
 //     operand (the output may have none: a scalar), the output's last
-//     letter in one operand only (the
-//     contraction; or in both of a dot product, whose operands end in the
-//     same summed letter, one of them with no output letter of size 2 or
-//     more that the other lacks), a size of 1 to 2^31 for every letter and no
-//     other, no tensor over 2^40 elements, at most 2^61 multiply-adds, and the
+//     letter in one operand only (the contraction; or the last of both, or
+//     in both of a dot product, whose operands end in the same summed
+//     letter, one of them with no output letter of size 2 or more that the
+//     other lacks), a size of 1 to 2^31 for every letter and no other, no
+//     tensor over 2^40 elements, at most 2^61 multiply-adds, and the
 //     element and FLOP counts the handle reports.
 //
 //===----------------------------------------------------------------------===//
@@ -182,10 +182,10 @@ const char *brokenContractionPromise(std::string_view einsumText,
           brokenEinsumPromise(einsumText, sizesText, 2, einsum, sizes))
     return broken;
   const char last = einsum.output.empty() ? '\0' : einsum.output.back();
-  if (!einsum.output.empty() &&
-      einsum.operands[0].find(last) != std::string::npos &&
-      einsum.operands[1].find(last) != std::string::npos &&
-      !isDotProduct(einsum, sizes))
+  const std::string &a = einsum.operands[0], &b = einsum.operands[1];
+  if (!einsum.output.empty() && a.find(last) != std::string::npos &&
+      b.find(last) != std::string::npos &&
+      !(a.back() == last && b.back() == last) && !isDotProduct(einsum, sizes))
     return "an output whose last letter is in both operands was accepted";
   Wide multiplyAdds = 1;
   for (auto [letter, size] : sizes)

@@ -1,6 +1,6 @@
 //===- ttile-microkernels.cpp - Run the offline stage ---------------------===//
 //
-//   ttile-microkernels [--family conv2d|matmul|depthwise|planar|dot]
+//   ttile-microkernels [--family conv2d|matmul|depthwise|planar|dot|lanewise]
 //                      [--quick] [--threshold X] [--json FILE] [--no-store]
 //                      [--compile-threads N] [--passes N] [--min-seconds S]
 //                      [--list]

@@ -196,8 +196,9 @@ TEST_F(ContractionChainTest, RefusesWhatItCannotComputeByName) {
       "sizes gives 'z', which is no letter of it");
   expectRefused({"ij,jk,kl->il", {{'i', 2}, {'j', 0}, {'k', 2}, {'l', 2}}},
                 "sizes['j']");
-  // Every step would vectorize j, a letter of both its operands.
-  expectRefused({"ij,ij,ij->ij", {{'i', 2}, {'j', 16}}},
+  // Every step would vectorize a letter of both its operands, not the last
+  // of both.
+  expectRefused({"ij,ji,ij->ij", {{'i', 2}, {'j', 16}}},
                 "no order of it is two contractions ttile computes");
 }
 

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -43,7 +44,8 @@ std::string describe(const ContractionParams &p) {
 
 /// A random einsum: letters in A and B (batch) or not (summed) and in the
 /// output or not, each operand 2 to 6 letters in a random order, the
-/// output's last letter one of one operand only, and at most 2^16 points.
+/// output's last letter one of one operand only (or the last of both), and
+/// at most 2^16 points.
 ContractionParams randomProblem(std::mt19937_64 &random) {
   auto below = [&](int64_t n) {
     return std::uniform_int_distribution<int64_t>(0, n - 1)(random);
@@ -72,10 +74,12 @@ ContractionParams randomProblem(std::mt19937_64 &random) {
     std::shuffle(a.begin(), a.end(), random);
     std::shuffle(b.begin(), b.end(), random);
     std::shuffle(c.begin(), c.end(), random);
-    // The output's last letter in one operand only.
+    // The output's last letter in one operand only, or last in both.
     auto lastFits = [&] {
-      return !c.empty() && ((a.find(c.back()) == std::string::npos) !=
-                            (b.find(c.back()) == std::string::npos));
+      return !c.empty() && (((a.find(c.back()) == std::string::npos) !=
+                             (b.find(c.back()) == std::string::npos)) ||
+                            (!a.empty() && !b.empty() && a.back() == c.back() &&
+                             b.back() == c.back()));
     };
     for (size_t i = 0; i < c.size() && !lastFits(); ++i)
       std::rotate(c.begin(), c.begin() + 1, c.end());
@@ -191,6 +195,21 @@ TEST_F(ContractionOperatorTest, SummedLettersEndingBothOperandsAreOne) {
   for (const char *einsum : {"kij,ij->k", "bij,bij->b"})
     expectSummedAsOne(einsum, /*dotProduct=*/true);
   expectSummedAsOne("kij,bij->kb", /*dotProduct=*/false);
+}
+
+// The output's last letter ends both operands: each vector lane is a
+// product of its own (the lanewise microkernels), with unit letters for the
+// roles nobody plays: an outer product per lane, elementwise and broadcast
+// products. b is 3 lanes here, 37 (two vectors and a masked tail) with
+// longK's k.
+TEST_F(ContractionOperatorTest, BatchLettersLastEverywhereRunLanewise) {
+  for (const char *einsum : {"ijb,jkb->ikb", "ib,jb->ijb", "kib,kjb->kijb"})
+    EXPECT_EQ(vectorLetter(expectMatchesUntunedAndTuned(einsum, false)),
+              einsum[std::strlen(einsum) - 1])
+        << einsum;
+  for (const char *einsum : {"ik,ik->ik", "ik,k->ik", "jbk,bik->jik"})
+    EXPECT_EQ(vectorLetter(expectMatchesUntunedAndTuned(einsum, true)), 'k')
+        << einsum;
 }
 
 // numpy's scalar einsums: the output, a single float, gets an index of
@@ -329,8 +348,9 @@ TEST_F(ContractionOperatorTest, RefusesWhatItCannotCompute) {
   expectRefused({"ab,bc->ad", sizes}, "output letter 'd' at column 9 appears in no input");
   expectRefused({"ab,bc>ac", sizes}, "unexpected character '>' at column 6");
   expectRefused({"ab,bc", sizes}, "missing '->'");
-  expectRefused({"ab,cb->ab", sizes},
-                "the output's last index 'b' is in both inputs");
+  expectRefused({"ba,cb->ab", sizes},
+                "the output's last index 'b' is in both inputs, but not last "
+                "in A");
   const int64_t big = int64_t(1) << 21;
   expectRefused({"ab,bc->ac", {{'a', big}, {'b', big}, {'c', 1}}},
                 "contraction \"ab,bc->ac\": input 1 (\"ab\") has more than "

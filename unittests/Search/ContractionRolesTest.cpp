@@ -66,9 +66,27 @@ TEST(ContractionRoles, MissingRolesAreLeftEmpty) {
   EXPECT_TRUE(outer.reduction.empty());
 }
 
-TEST(ContractionRoles, RefusesABatchIndexLastAndOtherInputCounts) {
+TEST(ContractionRoles, ABatchIndexLastInEveryTensorIsLanewise) {
+  ContractionRoles roles = contractionRoles(contraction("ikb,kjb->ijb"));
+  EXPECT_TRUE(roles.lanewise);
+  EXPECT_EQ(roles.vector, "b");
+  EXPECT_EQ(roles.combination, "i");
+  EXPECT_EQ(roles.columns, "j");
+  EXPECT_EQ(roles.reduction, "k");
+  EXPECT_EQ(roles.broadcastInput, 1); // A holds i.
+  EXPECT_TRUE(roles.complete());
+  ContractionRoles elementwise = contractionRoles(contraction("ij,ij->ij"));
+  EXPECT_TRUE(elementwise.lanewise);
+  EXPECT_TRUE(elementwise.combination.empty());
+  EXPECT_TRUE(elementwise.columns.empty());
+  EXPECT_TRUE(elementwise.reduction.empty());
+  EXPECT_FALSE(contractionRoles(contraction("ik,kj->ij")).lanewise);
+}
+
+TEST(ContractionRoles, RefusesABatchIndexLastInTheOutputOnly) {
   EXPECT_THROW(contractionRoles(contraction("bij,bjk->ikb")), Error);
   EXPECT_THROW(contractionRoles(contraction("ab,bc,cd->ad")), Error);
+  EXPECT_THROW(contractionRoles(contraction("ij,ij->")), Error);
 }
 
 } // namespace

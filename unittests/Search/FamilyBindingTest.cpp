@@ -182,6 +182,20 @@ TEST(FamilyBinding, MatrixTimesVectorBindsTheDotFamily) {
   EXPECT_FALSE(dotProduct(contraction("ki,k->i")));
 }
 
+// The output's last index ends both inputs too: each lane is a product of
+// its own, A's rows i, B's rows j, summed over k.
+TEST(FamilyBinding, BatchIndicesLastEverywhereBindTheLanewiseFamily) {
+  MicrokernelFamily lanewise =
+      expectBoundByStructure(contraction("xkb,kyb->xyb"));
+  EXPECT_EQ(lanewise.name, "lanewise");
+  EXPECT_EQ(lanewise.unrolled, (std::vector<std::string>{"x", "y", "b"}));
+  EXPECT_EQ(lanewise.vectorDim, "b");
+  EXPECT_EQ(lanewise.combinationDim, "x");
+  EXPECT_EQ(lanewise.reuseDim, "k");
+  // Another batch index, anywhere else.
+  EXPECT_EQ(familyOf(contraction("zikb,zkjb->izjb")).name, "lanewise");
+}
+
 /// Expects familyOf(spec) to throw a ttile::Error whose message has `text`.
 void expectRefused(const spec::Spec &spec, const std::string &text) {
   try {
@@ -194,10 +208,14 @@ void expectRefused(const spec::Spec &spec, const std::string &text) {
 }
 
 TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
-  // A batch index last: in both inputs, and no window slides.
+  // A batch index last in the output, not in A.
   expectRefused(contraction("bij,bjk->ikb"),
-                "the output's last index 'b' is in both inputs, and neither "
-                "slides a window");
+                "the output's last index 'b' is in both inputs, but not last "
+                "in A");
+  // Each lane an outer product; ContractionProblem adds k.
+  expectRefused(contraction("ib,jb->ijb"),
+                "no index plays the lanewise microkernel's k (a reduction "
+                "index of both inputs)");
   expectRefused(contraction("ab,bc,cd->ad"),
                 "it has 3 inputs; every family multiplies two");
   // A scalar output; ContractionProblem gives it an index of size 1.

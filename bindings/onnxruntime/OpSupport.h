@@ -1,8 +1,8 @@
 //===- onnxruntime/OpSupport.h - What every ttile op shares -----*- C++ -*-===//
 //
-// The operators of the domain "ttile" (ConvOp.h, MatMulOp.h) are thin
-// adapters from ONNX Runtime's custom-op API to a ttile operator. What they
-// share lives here: the session's settings, reading attributes, the fused
+// The operators of the domain "ttile" (ConvOp.h, MatMulOp.h, EinsumOp.h) are
+// thin adapters from ONNX Runtime's custom-op API to a ttile operator. What
+// they share lives here: the session's settings, reading attributes, the fused
 // activation, lending the session's threads to a run, and turning errors
 // into ONNX Runtime statuses that name the op and the node.
 //
@@ -118,9 +118,12 @@ struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
     // read by nothing after this node: ttile adds a residual in place
     // (RunArgs), and a memory-bound layer then reads the output's lines
     // once, for the residual, rather than the residual and the output
-    // both (ResNet-50's 1x1 expansions).
-    OrtCustomOp::GetMayInplace = &residualMayBeOutput;
-    OrtCustomOp::ReleaseMayInplace = &releaseInplaceMap;
+    // both (ResNet-50's 1x1 expansions). An op without the input has no
+    // such pair.
+    if constexpr (Inputs > static_cast<size_t>(kResidualInput)) {
+      OrtCustomOp::GetMayInplace = &residualMayBeOutput;
+      OrtCustomOp::ReleaseMayInplace = &releaseInplaceMap;
+    }
   }
   SessionSettings settings;
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvOp.h"
+#include "EinsumOp.h"
 #include "MatMulOp.h"
 
 #include <cstdio>
@@ -25,6 +26,7 @@
 namespace {
 
 using ttile::onnxruntime::ConvOp;
+using ttile::onnxruntime::EinsumOp;
 using ttile::onnxruntime::MatMulOp;
 
 /// The domains, and their ops, must outlive every session that uses them:
@@ -33,6 +35,7 @@ struct Registration {
   Ort::CustomOpDomain domain;
   std::unique_ptr<ConvOp> conv;
   std::unique_ptr<MatMulOp> matmul;
+  std::unique_ptr<EinsumOp> einsum;
 };
 
 std::vector<Registration> &registrations() {
@@ -121,9 +124,11 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
     ttile::onnxruntime::SessionSettings settings = settingsOf(*api, options);
     Registration registration{Ort::CustomOpDomain("ttile"),
                               std::make_unique<ConvOp>(settings),
-                              std::make_unique<MatMulOp>(settings)};
+                              std::make_unique<MatMulOp>(settings),
+                              std::make_unique<EinsumOp>(settings)};
     registration.domain.Add(registration.conv.get());
     registration.domain.Add(registration.matmul.get());
+    registration.domain.Add(registration.einsum.get());
     Ort::UnownedSessionOptions(options).Add(registration.domain);
     std::lock_guard<std::mutex> lock(mutex);
     registrations().push_back(std::move(registration));

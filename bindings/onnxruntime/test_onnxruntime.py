@@ -190,6 +190,22 @@ class RewriteTest(unittest.TestCase):
                                "ttile.MatMul")
         self.assertIn("alpha or beta is not 1", text)
 
+    def test_einsums_become_ttile_einsum(self):
+        model = models.pattern("einsums")
+        for layout in ("nhwc", "nchw"):
+            with self.subTest(layout=layout):
+                rewritten, text = self.rewritten(model, layout)
+                einsums = [self.attributes(n)["equation"]
+                           for n in rewritten.graph.node
+                           if n.domain == "ttile" and n.op_type == "Einsum"]
+                # The constant operand second; the implicit output written.
+                self.assertEqual(einsums, [b"bij,bkj->bik", b"bij,kj->bik",
+                                           b"bij,jk->bik", b"bik,bik->bik",
+                                           b"bil,bil->"], text)
+                self.assertIn("5 of 6 Einsum nodes to ttile.Einsum", text)
+                self.assertIn("an ellipsis (...)", text)
+                self.check_agrees(model, rewritten)
+
     def test_whole_network_keeps_nhwc_between_convolutions(self):
         model = models.darknet19(size=64)
         rewritten, text = self.rewritten(model, "nhwc")
@@ -356,6 +372,27 @@ class ErrorTest(unittest.TestCase):
                 message = self.session_error(
                     self.with_attribute(rewritten, name, value))
                 self.assertIn("ttile.MatMul", message)
+                self.assertIn(expected, message)
+
+
+    def test_library_refuses_bad_einsums_with_a_message(self):
+        model = models.pattern("einsums")
+        rewritten, _ = tool.rewrite(model, "nchw", 1, str(LIBRARY),
+                                    say=lambda line: None)
+        for value, expected in (
+                ("bij,bkj", "has no '->'"),
+                ("bij,bkj,bk->bik", "has 3 operands; ttile.Einsum takes two"),
+                ("bi,bkj->bik", "A [8,12,12] has 3 axes; equation "
+                                "\"bi,bkj->bik\" gives it 2"),
+                ("bij,jkb->bik", "'j' is 12 in A [8,12,12] but 8 in B "
+                                 "[8,12,12] (ttile.Einsum broadcasts "
+                                 "nothing)"),
+                ("ijb,kjb->ikj", "the output's last index 'j' is in both "
+                                 "inputs, but not last in A")):
+            with self.subTest(equation=value):
+                message = self.session_error(
+                    self.with_attribute(rewritten, "equation", value))
+                self.assertIn("ttile.Einsum", message)
                 self.assertIn(expected, message)
 
 

@@ -232,6 +232,30 @@ def bert_ffn(tokens=128, hidden=768, inner=3072, layers=4):
     return g.model([1, tokens, hidden], x, "bert_ffn")
 
 
+def bert_attention(tokens=128, hidden=768, heads=12, layers=2):
+    """BERT-base's self-attention as torch.einsum exports it: per layer the
+    projections "bsh,hnd->bsnd", the scores "bqnd,bknd->bnqk" (scaled, then
+    Softmax), the context "bnqk,bknd->bqnd" and the output projection
+    "bqnd,ndh->bqh", plus the residual Add."""
+    g = GraphBuilder(13)
+    x, depth = "input", hidden // heads
+    for _ in range(layers):
+        def projection():
+            w = g.rng.normal(0, np.sqrt(1.0 / hidden), (hidden, heads, depth))
+            return g.node("Einsum", [x, g.constant(w)],
+                          equation="bsh,hnd->bsnd")
+        q, k, v = projection(), projection(), projection()
+        scores = g.node("Einsum", [q, k], equation="bqnd,bknd->bnqk")
+        scores = g.node("Mul", [scores, g.constant(
+            np.array(1 / np.sqrt(depth)), "s")])
+        p = g.node("Softmax", [scores], axis=-1)
+        context = g.node("Einsum", [p, v], equation="bnqk,bknd->bqnd")
+        w = g.rng.normal(0, np.sqrt(1.0 / hidden), (heads, depth, hidden))
+        y = g.node("Einsum", [context, g.constant(w)], equation="bqnd,ndh->bqh")
+        x = g.node("Add", [y, x])
+    return g.model([1, tokens, hidden], x, "bert_attention")
+
+
 NETWORKS = {
     "resnet18": lambda: resnet(18),
     "resnet50": lambda: resnet(50),
@@ -239,6 +263,7 @@ NETWORKS = {
     "darknet19": darknet19,
     "yolov5_backbone": yolov5_backbone,
     "bert_ffn": bert_ffn,
+    "bert_attention": bert_attention,
 }
 
 
@@ -312,6 +337,22 @@ def pattern(name):
         y = g.node("Gemm", [a, g.constant(g.rng.normal(0, 0.1, (144, 6))),
                             g.constant(g.rng.normal(0, 1, (8, 6)), "c")],
                    transA=1)
+    elif name == "einsums":
+        # Two-operand Einsums: a batched product of computed operands, one
+        # with a constant first operand (which goes second), an implicit
+        # output, a lanewise product (the last letter ends every term), a
+        # scalar, and one with an ellipsis, left to ONNX Runtime.
+        heads = g.node("Reshape", [x, g.constant_int64([8, 12, 12])])
+        y = g.node("Einsum", [heads, heads], equation="bij,bkj->bik")
+        y = g.node("Einsum", [g.constant(g.rng.normal(0, 0.3, (12, 12))), y],
+                   equation="kj,bij->bik")
+        y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (12, 5)))],
+                   equation="bij,jk")
+        y = g.node("Einsum", [y, y], equation="bik,bik->bik")
+        y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (5, 4)))],
+                   equation="...k,kl->...l")
+        total = g.node("Einsum", [y, y], equation="bil,bil->")
+        y = g.node("Mul", [y, total])
     elif name == "unsupported_gemm":
         # A scaled Gemm, left to ONNX Runtime beside one it takes.
         a = g.node("Reshape", [x, g.constant_int64([8, 144])])
@@ -328,3 +369,5 @@ PATTERNS = ["conv_relu", "conv_add_relu", "residual_block", "conv_clip",
 # Gemm and MatMul nodes, to ttile.MatMul.
 PRODUCT_PATTERNS = ["gemm_fc", "matmul_linear", "matmul_batched",
                     "gemm_transposed", "unsupported_gemm"]
+# Einsum nodes, to ttile.Einsum.
+EINSUM_PATTERNS = ["einsums"]

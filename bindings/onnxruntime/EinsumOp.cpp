@@ -1,0 +1,103 @@
+//===- onnxruntime/EinsumOp.cpp - ttile.Einsum for ONNX Runtime -----------===//
+
+#include "EinsumOp.h"
+
+#include <cctype>
+#include <map>
+#include <string>
+
+namespace ttile::onnxruntime {
+namespace {
+
+/// The letters of each operand, then of the output, of `equation`
+/// ("ab,bc->ac"), spaces dropped; the Contraction checks the rest.
+std::vector<std::string> termsOf(const std::string &equation) {
+  const size_t arrow = equation.find("->");
+  if (arrow == std::string::npos)
+    throw Error("equation \"" + equation +
+                "\" has no '->'; ttile.Einsum needs its output written out "
+                "(ttile-onnx writes it)");
+  std::vector<std::string> terms(1);
+  for (size_t i = 0; i < equation.size(); ++i) {
+    const char c = equation[i];
+    if (c == ',' || i == arrow)
+      terms.emplace_back();
+    else if (i != arrow + 1 && !std::isspace(static_cast<unsigned char>(c)))
+      terms.back() += c;
+  }
+  return terms;
+}
+
+/// The contraction's parameters: the equation, and each letter's size
+/// from the operands' shapes; Y's shape.
+ContractionParams paramsOf(const Ort::ConstKernelInfo &info,
+                           const std::vector<int64_t> &a,
+                           std::vector<int64_t> &y) {
+  ContractionParams p;
+  p.einsum = info.GetAttribute<std::string>("equation");
+  const std::vector<std::string> terms = termsOf(p.einsum);
+  if (terms.size() != 3)
+    throw Error("equation \"" + p.einsum + "\" has " +
+                std::to_string(terms.size() - 1) +
+                " operands; ttile.Einsum takes two");
+  const std::vector<int64_t> shapes[] = {
+      a, staticShape(info, 1, "B", EinsumOp::kName)};
+  for (int operand = 0; operand < 2; ++operand) {
+    const std::string &letters = terms[operand];
+    const std::vector<int64_t> &shape = shapes[operand];
+    const char *name = operand ? "B" : "A";
+    if (shape.size() != letters.size())
+      throw Error(std::string(name) + " " + shapeText(shape) + " has " +
+                  std::to_string(shape.size()) + " axes; equation \"" +
+                  p.einsum + "\" gives it " + std::to_string(letters.size()));
+    for (size_t axis = 0; axis < letters.size(); ++axis) {
+      auto [size, added] = p.sizes.emplace(letters[axis], shape[axis]);
+      if (!added && size->second != shape[axis])
+        throw Error("'" + std::string(1, letters[axis]) + "' is " +
+                    std::to_string(size->second) + " in A " +
+                    shapeText(shapes[0]) + " but " +
+                    std::to_string(shape[axis]) + " in " + name + " " +
+                    shapeText(shape) + " (ttile.Einsum broadcasts nothing)");
+    }
+  }
+  y.clear();
+  for (char letter : terms[2]) {
+    auto size = p.sizes.find(letter);
+    if (size == p.sizes.end())
+      throw Error("equation \"" + p.einsum + "\": output letter '" +
+                  std::string(1, letter) + "' is in no operand");
+    y.push_back(size->second);
+  }
+  p.constantB = constantInput(info, 1) != nullptr;
+  return p;
+}
+
+} // namespace
+
+EinsumKernel::EinsumKernel(const OrtApi &api, const OrtKernelInfo *info,
+                           const SessionSettings &settings)
+    : EinsumKernel(api, Ort::ConstKernelInfo(info), settings) {}
+
+EinsumKernel::EinsumKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
+                           const SessionSettings &settings)
+    : api_(api), settings_(settings),
+      aShape_(staticShape(info, 0, "A", EinsumOp::kName)),
+      contraction_(paramsOf(info, aShape_, yShape_)) {
+  contraction_.tune(settings.tuning);
+  if (contraction_.params().constantB)
+    contraction_.setWeights(constantInput(info, 1));
+}
+
+void EinsumKernel::compute(OrtKernelContext *context) {
+  contraction_.run(runArgsOf(api_, context,
+                             {EinsumOp::kName, "A", aShape_, yShape_,
+                              contraction_.params().constantB,
+                              /*hasBias=*/false, /*residual=*/false},
+                             settings_));
+}
+
+OrtStatusPtr EinsumKernel::ComputeV2(OrtKernelContext *context) {
+  return computeWithStatus(api_, EinsumOp::kName, [&] { compute(context); });
+}
+
+} // namespace ttile::onnxruntime

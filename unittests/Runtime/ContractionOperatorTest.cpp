@@ -212,6 +212,26 @@ TEST_F(ContractionOperatorTest, BatchLettersLastEverywhereRunLanewise) {
         << einsum;
 }
 
+// A constant B laid out once, by setWeights, for the lanewise and the dot
+// microkernels alike.
+TEST_F(ContractionOperatorTest, ConstantBServesLanewiseAndDotProducts) {
+  for (const char *einsum :
+       {"ijb,jkb->ikb", "ij,j->ij", "ij,ij->", "ik,k->i"}) {
+    ContractionParams p{einsum, {}, /*constantB=*/true};
+    for (char letter : std::string(einsum))
+      if (std::isalpha(static_cast<unsigned char>(letter)))
+        p.sizes[letter] = letter == 'k' ? 37 : letter == 'b' ? 20 : 9;
+    EinsumCase test(p);
+    SCOPED_TRACE(einsum);
+    Contraction untuned(p);
+    test.expectMatches(test.run(untuned));
+    Contraction tuned(p);
+    tuned.tune(quickTune()); // Before setWeights(), which lays B out.
+    SCOPED_TRACE(tuned.scheme());
+    test.expectMatches(test.run(tuned));
+  }
+}
+
 // numpy's scalar einsums: the output, a single float, gets an index of
 // size 1, as A's first letter: a dot product of one row, where both
 // operands end in the same summed letters. Elsewhere the kernel is

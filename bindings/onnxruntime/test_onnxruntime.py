@@ -198,12 +198,14 @@ class RewriteTest(unittest.TestCase):
                 einsums = [self.attributes(n)["equation"]
                            for n in rewritten.graph.node
                            if n.domain == "ttile" and n.op_type == "Einsum"]
-                # The constant operand second; the implicit output written.
+                # The constant operand second; the implicit output and the
+                # ellipsis written out.
                 self.assertEqual(einsums, [b"bij,bkj->bik", b"bij,kj->bik",
                                            b"bij,jk->bik", b"bik,bik->bik",
-                                           b"bil,bil->"], text)
-                self.assertIn("5 of 6 Einsum nodes to ttile.Einsum", text)
-                self.assertIn("an ellipsis (...)", text)
+                                           b"ABk,kl->ABl", b"bil,bil->"],
+                                 text)
+                self.assertIn("6 of 7 Einsum nodes to ttile.Einsum", text)
+                self.assertIn("'A' broadcasts (8 and 1)", text)
                 self.check_agrees(model, rewritten)
 
     def test_whole_network_keeps_nhwc_between_convolutions(self):

@@ -340,8 +340,9 @@ def pattern(name):
     elif name == "einsums":
         # Two-operand Einsums: a batched product of computed operands, one
         # with a constant first operand (which goes second), an implicit
-        # output, a lanewise product (the last letter ends every term), a
-        # scalar, and one with an ellipsis, left to ONNX Runtime.
+        # output, a lanewise product (the last letter ends every term), an
+        # ellipsis, a scalar, and one whose ellipsis broadcasts (8 items
+        # against 1), left to ONNX Runtime.
         heads = g.node("Reshape", [x, g.constant_int64([8, 12, 12])])
         y = g.node("Einsum", [heads, heads], equation="bij,bkj->bik")
         y = g.node("Einsum", [g.constant(g.rng.normal(0, 0.3, (12, 12))), y],
@@ -353,6 +354,8 @@ def pattern(name):
                    equation="...k,kl->...l")
         total = g.node("Einsum", [y, y], equation="bil,bil->")
         y = g.node("Mul", [y, total])
+        y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (1, 4, 3)))],
+                   equation="...ij,...jk->...ik")
     elif name == "unsupported_gemm":
         # A scaled Gemm, left to ONNX Runtime beside one it takes.
         a = g.node("Reshape", [x, g.constant_int64([8, 144])])

@@ -20,39 +20,51 @@ bool contains(std::string_view letters, char letter) {
   return letters.find(letter) != std::string_view::npos;
 }
 
+/// `layout` with `letter` moved to its end.
+std::string withLast(std::string layout, char letter) {
+  layout.erase(layout.find(letter), 1);
+  return layout + letter;
+}
+
 /// The layouts of the intermediate tried for the pair (x, y), whose
 /// letters are `kept`: in the order of the output, then of the third
 /// operand `z`; of z, then the output; of the pair, either way round. Where
 /// a layout ends on a letter of both x and y (which the first step cannot
-/// vectorize), the last letter of only one of them moves to its end.
+/// vectorize unless it ends both), the last letter of only one of them
+/// moves to its end. Where x and y end in the same kept letter, each order
+/// is also tried with that letter last: the first step then runs lanewise,
+/// each vector lane a product of its own (a batch innermost everywhere,
+/// "ikb,kjb,jlb->ilb").
 std::vector<std::string>
 intermediateLayouts(std::string_view x, std::string_view y, std::string_view z,
                     std::string_view output, std::string_view kept) {
-  auto ordered = [&](std::initializer_list<std::string_view> terms) {
+  auto inOne = [&](char letter) {
+    return contains(x, letter) != contains(y, letter);
+  };
+  const bool sharedLast = x.back() == y.back() && contains(kept, x.back());
+  std::vector<std::string> layouts;
+  auto add = [&](const std::string &layout) {
+    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end())
+      layouts.push_back(layout);
+  };
+  for (auto terms : {std::initializer_list<std::string_view>{output, z, x, y},
+                     {z, output, x, y},
+                     {x, y},
+                     {y, x}}) {
     std::string layout;
     for (std::string_view term : terms)
       for (char letter : term)
         if (contains(kept, letter) && !contains(layout, letter))
           layout += letter;
-    auto inOne = [&](char letter) {
-      return contains(x, letter) != contains(y, letter);
-    };
+    if (sharedLast)
+      add(withLast(layout, x.back()));
     if (!layout.empty() && !inOne(layout.back())) {
       auto last = std::find_if(layout.rbegin(), layout.rend(), inOne);
-      if (last != layout.rend()) {
-        const char letter = *last;
-        layout.erase(std::next(last).base());
-        layout += letter;
-      }
+      if (last != layout.rend())
+        layout = withLast(layout, *last);
     }
-    return layout;
-  };
-  std::vector<std::string> layouts;
-  for (const std::string &layout :
-       {ordered({output, z, x, y}), ordered({z, output, x, y}), ordered({x, y}),
-        ordered({y, x})})
-    if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end())
-      layouts.push_back(layout);
+    add(layout);
+  }
   return layouts;
 }
 

@@ -158,6 +158,21 @@ TEST_F(ContractionChainTest, ABilinearFormRunsTwoDotProducts) {
   EXPECT_EQ(chain.outputElements(), 1);
 }
 
+// A batch innermost in every term: the intermediate keeps it last, and
+// both steps run lanewise (refused before 0.21.0: no layout ended in b).
+TEST_F(ContractionChainTest, ABatchInnermostEverywhereStaysInnermost) {
+  ChainCase batched({"ikb,kjb,jlb->ilb",
+                     {{'i', 5}, {'j', 6}, {'k', 7}, {'l', 3}, {'b', 19}}});
+  ContractionChain chain(batched.params);
+  const std::string plan = chain.plan();
+  EXPECT_EQ(plan.find("b;"), plan.find(';') - 1) << plan;
+  chain.tune(quickTune());
+  const std::string scheme = chain.scheme();
+  EXPECT_EQ(std::ranges::count(scheme, 'V'), 2) << scheme;
+  EXPECT_NE(scheme.find("V(b)"), scheme.rfind("V(b)")) << scheme;
+  batched.expectComputedBy(chain);
+}
+
 TEST_F(ContractionChainTest, ASecondChainStartsFromTheCache) {
   const ContractionChainParams params{
       "abc,cd,de->abe", {{'a', 3}, {'b', 5}, {'c', 9}, {'d', 6}, {'e', 17}}};

@@ -208,6 +208,17 @@ class RewriteTest(unittest.TestCase):
                 self.assertIn("'A' broadcasts (8 and 1)", text)
                 self.check_agrees(model, rewritten)
 
+    def test_matmul_of_a_vector_becomes_ttile_einsum(self):
+        model = models.pattern("matmul_vector")
+        rewritten, text = self.rewritten(model, "nchw")
+        einsums = [self.attributes(n)["equation"]
+                   for n in rewritten.graph.node
+                   if n.domain == "ttile" and n.op_type == "Einsum"]
+        self.assertEqual(einsums, [b"mk,k->m", b"k,kn->n"], text)
+        self.assertIn("2 of 2 Gemm and MatMul nodes to ttile.MatMul (2 of a "
+                      "vector, to ttile.Einsum;", text)
+        self.check_agrees(model, rewritten)
+
     def test_whole_network_keeps_nhwc_between_convolutions(self):
         model = models.darknet19(size=64)
         rewritten, text = self.rewritten(model, "nhwc")

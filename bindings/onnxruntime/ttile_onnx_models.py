@@ -356,6 +356,12 @@ def pattern(name):
         y = g.node("Mul", [y, total])
         y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (1, 4, 3)))],
                    equation="...ij,...jk->...ik")
+    elif name == "matmul_vector":
+        # numpy's matmul of a vector, either side: dot products, which
+        # ttile.Einsum computes.
+        rows = g.node("Reshape", [x, g.constant_int64([96, 12])])
+        y = g.node("MatMul", [rows, g.constant(g.rng.normal(0, 0.3, 12))])
+        y = g.node("MatMul", [y, g.constant(g.rng.normal(0, 0.3, (96, 5)))])
     elif name == "unsupported_gemm":
         # A scaled Gemm, left to ONNX Runtime beside one it takes.
         a = g.node("Reshape", [x, g.constant_int64([8, 144])])
@@ -373,4 +379,4 @@ PATTERNS = ["conv_relu", "conv_add_relu", "residual_block", "conv_clip",
 PRODUCT_PATTERNS = ["gemm_fc", "matmul_linear", "matmul_batched",
                     "gemm_transposed", "unsupported_gemm"]
 # Einsum nodes, to ttile.Einsum.
-EINSUM_PATTERNS = ["einsums"]
+EINSUM_PATTERNS = ["einsums", "matmul_vector"]

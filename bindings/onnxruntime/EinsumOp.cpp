@@ -12,19 +12,22 @@ namespace {
 /// The letters of each operand, then of the output, of `equation`
 /// ("ab,bc->ac"), spaces dropped; the Contraction checks the rest.
 std::vector<std::string> termsOf(const std::string &equation) {
-  const size_t arrow = equation.find("->");
+  std::string compact;
+  for (char c : equation)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      compact += c;
+  const size_t arrow = compact.find("->");
   if (arrow == std::string::npos)
     throw Error("equation \"" + equation +
                 "\" has no '->'; ttile.Einsum needs its output written out "
                 "(ttile-onnx writes it)");
   std::vector<std::string> terms(1);
-  for (size_t i = 0; i < equation.size(); ++i) {
-    const char c = equation[i];
-    if (c == ',' || i == arrow)
+  for (char c : compact.substr(0, arrow))
+    if (c == ',')
       terms.emplace_back();
-    else if (i != arrow + 1 && !std::isspace(static_cast<unsigned char>(c)))
+    else
       terms.back() += c;
-  }
+  terms.push_back(compact.substr(arrow + 2));
   return terms;
 }
 

@@ -401,7 +401,8 @@ class ErrorTest(unittest.TestCase):
                                  "[8,12,12] (ttile.Einsum broadcasts "
                                  "nothing)"),
                 ("ijb,kjb->ikj", "the output's last index 'j' is in both "
-                                 "inputs, but not last in A")):
+                                 "inputs, but not last in A"),
+                ("bij,bkj->biz", "output letter 'z' is in no operand")):
             with self.subTest(equation=value):
                 message = self.session_error(
                     self.with_attribute(rewritten, "equation", value))

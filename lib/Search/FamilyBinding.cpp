@@ -56,12 +56,9 @@ std::vector<SlidingAxis> imageRows(const spec::Spec &spec, int image) {
   return rows;
 }
 
-/// For a spec one of whose inputs, the image, slides a window.
-MicrokernelFamily depthwiseFamily(const spec::Spec &spec, spec::DimId vector) {
-  int image = 0;
-  for (int input : spec.inputIndices())
-    if (!slidingAxes(spec, spec.tensors[input]).empty())
-      image = input;
+/// For a spec whose input `image` slides a window.
+MicrokernelFamily depthwiseFamily(const spec::Spec &spec, spec::DimId vector,
+                                  int image) {
   std::vector<SlidingAxis> rows = imageRows(spec, image);
   const MicrokernelFamily &family = MicrokernelFamily::depthwise();
   return family.withDimNames({{family.vectorDim, nameOf(spec, vector)},
@@ -214,11 +211,13 @@ MicrokernelFamily familyOf(const spec::Spec &spec) {
                              " inputs; every family multiplies two");
   const bool inFirst = spec.tensors[inputs[0]].uses(vector);
   const bool inSecond = spec.tensors[inputs[1]].uses(vector);
-  const bool slides = std::ranges::any_of(inputs, [&](int input) {
-    return !slidingAxes(spec, spec.tensors[input]).empty();
-  });
-  if (inFirst && inSecond)
-    return slides ? depthwiseFamily(spec, vector) : productFamily(spec);
+  if (inFirst && inSecond) {
+    auto image = std::ranges::find_if(inputs, [&](int input) {
+      return !slidingAxes(spec, spec.tensors[input]).empty();
+    });
+    return image != inputs.end() ? depthwiseFamily(spec, vector, *image)
+                                 : productFamily(spec);
+  }
   if (!inFirst && !inSecond)
     throw noFamily(spec, "the output's last index '" + nameOf(spec, vector) +
                              "' is in neither input");

@@ -216,6 +216,10 @@ TEST(FamilyBinding, RefusesWhatNoFamilyFits) {
   expectRefused(contraction("ib,jb->ijb"),
                 "no index plays the lanewise microkernel's k (a reduction "
                 "index of both inputs)");
+  // Each lane a row times a number; ContractionProblem adds j.
+  expectRefused(contraction("ikb,kb->ib"),
+                "no index plays the lanewise microkernel's j (an output "
+                "index of B only)");
   expectRefused(contraction("ab,bc,cd->ad"),
                 "it has 3 inputs; every family multiplies two");
   // A scalar output; ContractionProblem gives it an index of size 1.

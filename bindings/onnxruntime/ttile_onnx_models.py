@@ -340,9 +340,11 @@ def pattern(name):
     elif name == "einsums":
         # Two-operand Einsums: a batched product of computed operands, one
         # with a constant first operand (which goes second), an implicit
-        # output, a lanewise product (the last letter ends every term), an
-        # ellipsis, a scalar, and one whose ellipsis broadcasts (8 items
-        # against 1), left to ONNX Runtime.
+        # output, a lanewise product (the last letter ends every term), two
+        # products whose output's last letter ends neither operand or only
+        # one (ttile reorders a tensor for them), an ellipsis, a scalar, and
+        # one whose ellipsis broadcasts (8 items against 1), left to ONNX
+        # Runtime.
         heads = g.node("Reshape", [x, g.constant_int64([8, 12, 12])])
         y = g.node("Einsum", [heads, heads], equation="bij,bkj->bik")
         y = g.node("Einsum", [g.constant(g.rng.normal(0, 0.3, (12, 12))), y],
@@ -350,6 +352,8 @@ def pattern(name):
         y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (12, 5)))],
                    equation="bij,jk")
         y = g.node("Einsum", [y, y], equation="bik,bik->bik")
+        t = g.node("Einsum", [y, y], equation="bik,bik->kib")
+        y = g.node("Einsum", [t, y], equation="kib,bik->bik")
         y = g.node("Einsum", [y, g.constant(g.rng.normal(0, 0.3, (5, 4)))],
                    equation="...k,kl->...l")
         total = g.node("Einsum", [y, y], equation="bil,bil->")

@@ -723,27 +723,27 @@ struct ContractionParams {
 
 /// A contraction of one einsum and sizes, with the kernel that computes
 /// it: the same life cycle, threading and errors as Conv2D and MatMul. The
-/// kernel reads A and B where they lie, transposing nothing whole, with one
-/// exception: where the output's contiguous letter is no multiple of 16,
-/// and it and another output letter are free letters of one operand,
-/// run() (setWeights(), for B) copies that operand with the two last, and
-/// has the kernel write the output with the second just before the first
-/// where it is not, so that the kernel vectorizes the two as one long
-/// index (docs/API.md). Otherwise, a tile of an operand is copied only
-/// where the tuner measured it faster.
+/// kernel vectorizes the output's contiguous letter where it is a letter of
+/// one operand only, or the last of every tensor ("ikb,kjb->ijb": each
+/// vector lane a product of its own), or a summed letter that ends both
+/// operands (a dot product, "ik,k->i"). It reads A and B where they lie,
+/// transposing nothing whole, with two exceptions, in which run()
+/// (setWeights(), for B) copies an operand into another order, or has the
+/// kernel write the output in another order and copies it into C
+/// (docs/API.md): where no letter vectorizes as the tensors are laid out
+/// ("ij,ji->ij", "bij,bjk->ikb", the scalar "ij,ji->"); and where the
+/// output's contiguous letter is no multiple of 16, and it and another
+/// output letter are free letters of one operand, so that the kernel
+/// vectorizes the two as one long index. Otherwise, a tile of an operand is
+/// copied only where the tuner measured it faster.
 /// Movable, not copyable.
 class Contraction {
 public:
   /// Throws ttile::Error for a malformed einsum (its column named), more or
   /// fewer than two operands, a letter twice in one operand (a trace), a
-  /// missing, extra or non-positive size, and an output whose last letter
-  /// is in both operands: ttile vectorizes the output's contiguous index,
-  /// which must belong to one operand only, or be the last letter of both
-  /// ("ikb,kjb->ijb", "ij,ij->ij": each vector lane a product of its own);
-  /// except in a dot product, whose operands both end in the same summed
-  /// letter and one of which has no output letter the other lacks
-  /// ("ik,k->i", a batched "bk,bk->b"): there ttile vectorizes that letter
-  /// (an output letter of size 1 counts as none).
+  /// missing, extra or non-positive size, and sizes beyond the bounds of
+  /// docs/API.md (2^31 a letter, 2^40 elements a tensor); every other
+  /// two-operand einsum is computed.
   explicit Contraction(const ContractionParams &params);
   ~Contraction();
   Contraction(Contraction &&other) noexcept;

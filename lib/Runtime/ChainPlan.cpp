@@ -29,12 +29,12 @@ std::string withLast(std::string layout, char letter) {
 /// The layouts of the intermediate tried for the pair (x, y), whose
 /// letters are `kept`: in the order of the output, then of the third
 /// operand `z`; of z, then the output; of the pair, either way round. Where
-/// a layout ends on a letter of both x and y (which the first step cannot
-/// vectorize unless it ends both), the last letter of only one of them
-/// moves to its end. Where x and y end in the same kept letter, each order
-/// is also tried with that letter last: the first step then runs lanewise,
-/// each vector lane a product of its own (a batch innermost everywhere,
-/// "ikb,kjb,jlb->ilb").
+/// a layout ends on a letter of both x and y (which the first step
+/// vectorizes only through a reordered copy unless it ends both), the last
+/// letter of only one of them moves to its end. Where x and y end in the same
+/// kept letter, each order is also tried with that letter last: the first step
+/// then runs lanewise, each vector lane a product of its own (a batch innermost
+/// everywhere, "ikb,kjb,jlb->ilb").
 std::vector<std::string>
 intermediateLayouts(std::string_view x, std::string_view y, std::string_view z,
                     std::string_view output, std::string_view kept) {
@@ -127,8 +127,14 @@ ChainPlan planChain(const ContractionChainParams &params) {
         const ContractionProblem pairProblem(plan.steps[0].params);
         const ContractionProblem restProblem(plan.steps[1].params);
         plan.intermediateElements = pairProblem.cElements();
-        plan.modelCycles = search::modelCycles(pairProblem.spec()) +
-                           search::modelCycles(restProblem.spec());
+        // A step whose kernel reads or writes a tensor in another order
+        // copies it at every run, at about a cycle an element.
+        plan.modelCycles =
+            search::modelCycles(pairProblem.spec()) +
+            search::modelCycles(restProblem.spec()) +
+            static_cast<double>(
+                pairProblem.orders().elementsCopiedPerRun(false) +
+                restProblem.orders().elementsCopiedPerRun(false));
       } catch (const Error &error) {
         std::string refusal = fmt::format("{}: {}", plan.str(), error.what());
         if (std::find(refusals.begin(), refusals.end(), refusal) ==

@@ -6,11 +6,11 @@
 // magnitude), and T's layout decides what each step's kernels read in
 // place. The plan tries every pair, and for each a few layouts of T (its
 // letters in the output's order, in the third operand's, in the pair's
-// own); keeps the steps a Contraction can compute (it vectorizes its
-// output's last letter, which must be in one operand only); and chooses
-// the plan whose two steps the data-movement model expects to take the
-// fewest cycles (search::modelCycles: the multiply-adds at the peak and the
-// data movement beyond them, of each step's untuned scheme). Nothing is
+// own), and chooses the plan whose two steps the data-movement model
+// expects to take the fewest cycles (search::modelCycles: the multiply-adds
+// at the peak and the data movement beyond them, of each step's untuned
+// scheme), plus a cycle per element a step copies where its kernel reads
+// or writes a tensor in another order (LayoutReordering.h). Nothing is
 // compiled or measured.
 //
 //===----------------------------------------------------------------------===//

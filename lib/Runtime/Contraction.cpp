@@ -3,8 +3,8 @@
 // A thin facade over the tuned-kernel core (TunedKernel.h), like MatMul:
 // it validates the parameters (ContractionProblem.h), checks the caller's
 // buffers by role, and hands them to the core: as they are, but for the
-// operand and the output that a fusion of the vector index reorders
-// (VectorIndexFusion.h), which go through buffers of the calling thread (a
+// operands and the output that the kernel reads or writes in another order
+// (TensorOrders.h), which go through buffers of the calling thread (a
 // constant B once, in setWeights). A is the input, B the weights, and
 // there is no bias.
 //
@@ -23,14 +23,6 @@ struct Contraction::Impl {
   explicit Impl(const ContractionParams &params)
       : problem(params), core(problem) {}
 
-  /// The operand `o` (0: A, 1: B) as the kernel reads it.
-  const float *kernelOperand(int o, const float *buffer) const {
-    const std::optional<runtime::VectorIndexFusion> &fusion = problem.fusion();
-    if (!fusion || fusion->operand() != o || !fusion->copiesOperand())
-      return buffer;
-    return fusion->operandInThreadBuffer(buffer);
-  }
-
   /// Every run(), once the constantB rule of its overload holds. Defined
   /// in the class, so that it is hidden, and always inline with its lambda,
   /// as MatMul's (MatMul.cpp): a small contraction's run() is tens of
@@ -39,18 +31,14 @@ struct Contraction::Impl {
     runtime::withOutOfMemoryAsError(
         "run()", [&]() __attribute__((always_inline)) {
           runtime::checkRunBuffers(problem.runShape(), caller);
+          const runtime::TensorOrders &orders = problem.orders();
           runtime::RoleBuffers buffers{
-              kernelOperand(0, caller.input),
-              caller.weights ? kernelOperand(1, caller.weights) : nullptr,
-              nullptr, caller.residual, caller.output};
-          const std::optional<runtime::VectorIndexFusion> &fusion =
-              problem.fusion();
-          const bool reordersOutput = fusion && fusion->copiesOutput();
-          if (reordersOutput)
-            buffers.output = fusion->outputThreadBuffer();
+              orders.operandForKernel(0, caller.input),
+              caller.weights ? orders.operandForKernel(1, caller.weights)
+                             : nullptr,
+              nullptr, caller.residual, orders.outputForKernel(caller.output)};
           core.run(buffers);
-          if (reordersOutput)
-            fusion->restoreOutput(buffers.output, caller.output);
+          orders.restoreOutput(buffers.output, caller.output);
         });
   }
 
@@ -106,7 +94,8 @@ void Contraction::setWeights(const float *B) {
                 "takes B in every run()");
   runtime::checkBuffer(B, "B");
   runtime::withOutOfMemoryAsError("setWeights()", [&] {
-    impl_->core.setConstantWeights(impl_->kernelOperand(1, B));
+    impl_->core.setConstantWeights(
+        impl_->problem.orders().operandForKernel(1, B));
   });
 }
 

@@ -2,7 +2,9 @@
 
 #include "Runtime/ContractionProblem.h"
 
+#include "Runtime/LayoutReordering.h"
 #include "Runtime/ProblemChecks.h"
+#include "Runtime/VectorIndexFusion.h"
 #include "Search/ContractionRoles.h"
 #include "Search/FamilyBinding.h"
 #include "Spec/SpecBuilders.h"
@@ -77,26 +79,87 @@ std::string fuseSummedSuffix(EinsumTerms &terms, std::map<char, int64_t> &sizes,
   return letters;
 }
 
-} // namespace
+/// What ContractionProblem makes of an einsum's terms for its kernel.
+struct KernelForm {
+  spec::Spec spec;
+  /// "i,j summed as g" (fuseSummedSuffix), "b,a fused as g; A reordered"
+  /// (VectorIndexFusion.h): for str(); empty where neither applies.
+  std::string rewrites;
+  std::optional<VectorIndexFusion> fusion;
+};
 
-EinsumTerms::EinsumTerms(const spec::Spec &spec) {
-  auto letters = [](const spec::Tensor &tensor) {
-    std::string text;
-    for (const spec::TensorAxis &axis : tensor.axes)
-      text += axis.name;
-    return text;
+/// The kernel's form of two-operand `terms` over `sizes`: summed letters
+/// that end both operands fused, then the vector index fused where
+/// `fuseVector`, then unit indices where the microkernels' roles lack
+/// one, and B constant where `constantB`. Throws ttile::Error, naming
+/// `einsum`, where no family takes it.
+KernelForm kernelForm(EinsumTerms terms, std::map<char, int64_t> sizes,
+                      bool constantB, bool fuseVector,
+                      const std::string &einsum) {
+  auto fail = [&](const std::string &message) {
+    throw Error(fmt::format("contraction \"{}\": {}", einsum, message));
   };
-  for (int input : spec.inputIndices())
-    operands.push_back(letters(spec.tensors[input]));
-  output = letters(spec.tensors[0]);
+  KernelForm form;
+  spec::Spec spec = spec::contraction(terms.str(), sizes);
+  if (std::optional<char> letter = unusedLetter(spec)) {
+    const std::string fused = fuseSummedSuffix(terms, sizes, *letter);
+    if (!fused.empty()) {
+      for (char summed : fused)
+        form.rewrites +=
+            (form.rewrites.empty() ? "" : ",") + std::string(1, summed);
+      form.rewrites += fmt::format(" summed as {}", *letter);
+      spec = spec::contraction(terms.str(), sizes);
+    }
+  }
+  if (std::optional<char> letter = unusedLetter(spec); letter && fuseVector) {
+    form.fusion = VectorIndexFusion::find(terms.operands, terms.output, sizes,
+                                          constantB, *letter);
+    if (form.fusion) {
+      form.rewrites += (form.rewrites.empty() ? "" : "; ") + form.fusion->str();
+      terms.operands = form.fusion->operands();
+      terms.output = form.fusion->output();
+      sizes = form.fusion->sizes();
+      spec = spec::contraction(terms.str(), sizes);
+    }
+  }
+
+  // A matrix times a vector runs as it is (Search/FamilyBinding.h); any
+  // other contraction as a matmul, which may need an index of size 1.
+  const bool isDotProduct = search::dotProduct(spec).has_value();
+  search::ContractionRoles roles;
+  try {
+    if (!isDotProduct)
+      roles = search::contractionRoles(spec);
+  } catch (const Error &error) {
+    fail(error.what());
+  }
+  if (!isDotProduct && !roles.complete()) {
+    // Unit indices go first in every term they join, so that each
+    // operand keeps its contiguous letter.
+    const std::vector<int> inputs = spec.inputIndices();
+    const bool broadcastIsA = roles.broadcastInput == inputs[0];
+    std::string &broadcast = terms.operands[broadcastIsA ? 0 : 1];
+    std::string &vector = terms.operands[broadcastIsA ? 1 : 0];
+    auto addUnitIndex = [&](std::initializer_list<std::string *> joined) {
+      const char letter = freeLetter(spec, einsum);
+      sizes[letter] = 1;
+      for (std::string *term : joined)
+        term->insert(0, 1, letter);
+      spec = spec::contraction(terms.str(), sizes);
+    };
+    if (roles.combination.empty())
+      addUnitIndex({&broadcast, &terms.output});
+    if (roles.lanewise && roles.columns.empty())
+      addUnitIndex({&vector, &terms.output});
+    if (roles.reduction.empty())
+      addUnitIndex({&broadcast, &vector});
+  }
+  spec.tensors[spec.inputIndices()[1]].constant = constantB;
+  form.spec = std::move(spec);
+  return form;
 }
 
-std::string EinsumTerms::str() const {
-  std::string text;
-  for (const std::string &operand : operands)
-    text += (text.empty() ? "" : ",") + operand;
-  return text + "->" + output;
-}
+} // namespace
 
 ContractionProblem::ContractionProblem(const ContractionParams &params)
     : params_(params) {
@@ -118,9 +181,9 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   // operand multiplies it alone ("ab,cd->ac").
   int64_t multiplyAdds = 1;
   for (const spec::Dim &dim : spec.dims)
-    multiplyAdds = checkedProduct({multiplyAdds, dim.size},
-                                  "the contraction's multiply-adds",
-                                  kMaxMultiplyAddsLog2);
+    multiplyAdds =
+        checkedProduct({multiplyAdds, dim.size},
+                       "the contraction's multiply-adds", kMaxMultiplyAddsLog2);
 
   // A scalar output gets an index of size 1, as A's first letter too: the
   // dot product of a row of one.
@@ -132,62 +195,41 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     terms.operands[0].insert(0, 1, letter);
     spec = spec::contraction(terms.str(), sizes);
   }
-  if (std::optional<char> letter = unusedLetter(spec)) {
-    EinsumTerms terms(spec);
-    const std::string fused = fuseSummedSuffix(terms, sizes, *letter);
-    if (!fused.empty()) {
-      for (char summed : fused)
-        summedFusion_ +=
-            (summedFusion_.empty() ? "" : ",") + std::string(1, summed);
-      summedFusion_ += fmt::format(" summed as {}", *letter);
-      spec = spec::contraction(terms.str(), sizes);
-    }
-  }
-  if (std::optional<char> letter = unusedLetter(spec)) {
-    EinsumTerms terms(spec);
-    fusion_ = VectorIndexFusion::find(terms.operands, terms.output, sizes,
-                                      params.constantB, *letter);
-    if (fusion_) {
-      terms.operands = fusion_->operands();
-      terms.output = fusion_->output();
-      sizes = fusion_->sizes();
-      spec = spec::contraction(terms.str(), sizes);
-    }
-  }
-
-  // A matrix times a vector runs as it is (Search/FamilyBinding.h); any
-  // other contraction as a matmul, which may need an index of size 1.
-  const bool isDotProduct = search::dotProduct(spec).has_value();
-  search::ContractionRoles roles;
+  // The kernel of the terms as laid out; of others, where it has none or
+  // one whose vector has one lane (LayoutReordering.h).
+  const EinsumTerms terms(spec);
+  auto formOf = [&](const EinsumTerms &candidate,
+                    const std::map<char, int64_t> &candidateSizes,
+                    bool fuseVector) {
+    return kernelForm(candidate, candidateSizes, params.constantB, fuseVector,
+                      einsum);
+  };
+  std::optional<KernelForm> form;
+  std::string refusal;
   try {
-    if (!isDotProduct)
-      roles = search::contractionRoles(spec);
+    form = formOf(terms, sizes, /*fuseVector=*/true);
   } catch (const Error &error) {
-    fail(error.what());
+    refusal = error.what();
   }
-  if (!isDotProduct && !roles.complete()) {
-    // Unit indices go first in every term they join, so that each
-    // operand keeps its contiguous letter.
-    EinsumTerms terms(spec);
-    const bool broadcastIsA = roles.broadcastInput == inputs[0];
-    std::string &broadcast = terms.operands[broadcastIsA ? 0 : 1];
-    std::string &vector = terms.operands[broadcastIsA ? 1 : 0];
-    auto addUnitIndex = [&](std::initializer_list<std::string *> joined) {
-      const char letter = freeLetter(spec, einsum);
-      sizes[letter] = 1;
-      for (std::string *term : joined)
-        term->insert(0, 1, letter);
-      spec = spec::contraction(terms.str(), sizes);
-    };
-    if (roles.combination.empty())
-      addUnitIndex({&broadcast, &terms.output});
-    if (roles.lanewise && roles.columns.empty())
-      addUnitIndex({&vector, &terms.output});
-    if (roles.reduction.empty())
-      addUnitIndex({&broadcast, &vector});
+  std::optional<LayoutReordering> reordering;
+  if (!form || LayoutReordering::hasOneLaneVector(form->spec))
+    reordering = LayoutReordering::find(
+        terms, sizes, params.constantB,
+        [&](const EinsumTerms &candidate,
+            const std::map<char, int64_t> &candidateSizes) {
+          return formOf(candidate, candidateSizes, /*fuseVector=*/false).spec;
+        });
+  if (reordering) {
+    form = formOf(reordering->terms(), sizes, /*fuseVector=*/false);
+    orders_ = reordering->orders();
+    form->rewrites += (form->rewrites.empty() ? "" : "; ") + reordering->str();
+  } else if (!form) {
+    throw Error(refusal);
+  } else if (form->fusion) {
+    orders_ = form->fusion->orders();
   }
-  spec.tensors[spec.inputIndices()[1]].constant = params.constantB;
-  spec_ = std::move(spec);
+  rewrites_ = std::move(form->rewrites);
+  spec_ = std::move(form->spec);
 }
 
 cache::CacheKey ContractionProblem::cacheKey() const {
@@ -205,14 +247,11 @@ cache::CacheKey ContractionProblem::cacheKey() const {
 std::string ContractionProblem::str() const {
   std::string sizes;
   for (const spec::Dim &dim : spec_.dims)
-    sizes += fmt::format("{}{}:{}", sizes.empty() ? "" : ",", dim.name,
-                         dim.size);
-  std::string fusions = summedFusion_;
-  if (fusion_)
-    fusions += (fusions.empty() ? "" : "; ") + fusion_->str();
+    sizes +=
+        fmt::format("{}{}:{}", sizes.empty() ? "" : ",", dim.name, dim.size);
   return fmt::format("{} {}{}{}", EinsumTerms(spec_).str(), sizes,
                      params_.constantB ? " constantB" : "",
-                     fusions.empty() ? "" : " (" + fusions + ")");
+                     rewrites_.empty() ? "" : " (" + rewrites_ + ")");
 }
 
 spec::Spec checkedEinsum(std::string_view what, const std::string &einsum,

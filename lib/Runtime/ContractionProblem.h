@@ -2,9 +2,10 @@
 //
 // Everything the runtime derives from a user's ContractionParams: the
 // checks (each error names the letter, the operand or the column), the
-// spec (spec::contraction on the operands as they lie, but for the one
-// reordered where the output's vector index fuses with its neighbour:
-// VectorIndexFusion.h), and the cache key.
+// spec (spec::contraction on the operands as they lie, but for a tensor
+// reordered where the output's vector index fuses with its neighbour,
+// VectorIndexFusion.h, or where no letter vectorizes as laid out,
+// LayoutReordering.h), and the cache key.
 //
 // The kernels are the matmul family's (the lanewise family's where the
 // output's last letter ends both operands too), read through the roles of
@@ -22,8 +23,9 @@
 #define TTILE_RUNTIME_CONTRACTIONPROBLEM_H
 
 #include "Runtime/BufferChecks.h"
+#include "Runtime/EinsumTerms.h"
 #include "Runtime/OperatorProblem.h"
-#include "Runtime/VectorIndexFusion.h"
+#include "Runtime/TensorOrders.h"
 #include "Spec/Spec.h"
 #include "ttile/ttile.h"
 
@@ -35,18 +37,6 @@
 
 namespace ttile::runtime {
 
-/// An einsum's terms as a spec of it holds them: the operands', then the
-/// output's letters.
-struct EinsumTerms {
-  std::vector<std::string> operands;
-  std::string output;
-
-  EinsumTerms() = default;
-  explicit EinsumTerms(const spec::Spec &spec);
-  /// "abc,cd->abd".
-  std::string str() const;
-};
-
 class ContractionProblem final : public OperatorProblem {
 public:
   /// Throws ttile::Error as ttile::Contraction's constructor documents.
@@ -57,10 +47,10 @@ public:
   int64_t bElements() const { return runShape_.weights; }
   int64_t cElements() const { return runShape_.output; }
 
-  /// The fusion of the output's two innermost letters, where the spec
-  /// computes it; an operand that it reorders must go through it at every
-  /// run (or once, for a constant B).
-  const std::optional<VectorIndexFusion> &fusion() const { return fusion_; }
+  /// The orders in which the kernel reads the operands and writes the
+  /// output, where they are not the caller's (VectorIndexFusion.h,
+  /// LayoutReordering.h): each run goes through them (a constant B once).
+  const TensorOrders &orders() const { return orders_; }
 
   /// The buffers of one run, for checkRunBuffers (every run() asks).
   const RunShape &runShape() const { return runShape_; }
@@ -75,10 +65,11 @@ public:
 private:
   ContractionParams params_;
   RunShape runShape_;
-  /// "i,j summed as g" where both operands end in the summed letters i, j
-  /// (ContractionProblem.cpp, fuseSummedSuffix); empty otherwise.
-  std::string summedFusion_;
-  std::optional<VectorIndexFusion> fusion_;
+  /// How the kernel's terms differ from the einsum's, for str(): "i,j
+  /// summed as g" (ContractionProblem.cpp, fuseSummedSuffix), "b,a fused as
+  /// g; A reordered", "B read as ij"; empty where they do not.
+  std::string rewrites_;
+  TensorOrders orders_;
   spec::Spec spec_;
 };
 

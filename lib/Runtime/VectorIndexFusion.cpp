@@ -2,8 +2,6 @@
 
 #include "Runtime/VectorIndexFusion.h"
 
-#include "Runtime/ThreadBuffers.h"
-
 #include <spdlog/fmt/fmt.h>
 
 namespace ttile::runtime {
@@ -65,14 +63,16 @@ std::optional<VectorIndexFusion> VectorIndexFusion::find(
   fusion.fused_ = fused;
   fusion.operand_ = operand;
   const std::string pair{moved, vector};
-  fusion.operandOrder_ =
-      LetterPermutation(term, withTail(term, moved, vector, pair), sizes);
-  fusion.outputOrder_ =
-      LetterPermutation(withTail(output, moved, vector, pair), output, sizes);
+  TensorOrders &orders = fusion.orders_;
+  orders.setOperand(
+      operand,
+      LetterPermutation(term, withTail(term, moved, vector, pair), sizes));
+  orders.setOutput(
+      LetterPermutation(withTail(output, moved, vector, pair), output, sizes));
   const bool operandCopiedOnce = operand == 1 && constantB;
-  if ((fusion.copiesOperand() && !operandCopiedOnce &&
+  if ((orders.copiesOperand(operand) && !operandCopiedOnce &&
        multiplyAddsPerElement(term, sizes) < kMinMultiplyAddsPerCopy) ||
-      (fusion.copiesOutput() &&
+      (orders.copiesOutput() &&
        multiplyAddsPerElement(output, sizes) < kMinMultiplyAddsPerCopy))
     return std::nullopt;
 
@@ -90,24 +90,8 @@ std::optional<VectorIndexFusion> VectorIndexFusion::find(
 std::string VectorIndexFusion::str() const {
   return fmt::format("{},{} fused as {}; {} {}{}", moved_, vector_, fused_,
                      operand_ == 0 ? "A" : "B",
-                     copiesOperand() ? "reordered" : "renamed",
-                     copiesOutput() ? ", C reordered" : "");
-}
-
-const float *VectorIndexFusion::operandInThreadBuffer(const float *src) const {
-  float *buffer = threadBuffer(operand_ == 0 ? ThreadBufferSlot::Input
-                                             : ThreadBufferSlot::Weights,
-                               operandOrder_.elements());
-  operandOrder_.apply(src, buffer);
-  return buffer;
-}
-
-float *VectorIndexFusion::outputThreadBuffer() const {
-  return threadBuffer(ThreadBufferSlot::Output, outputOrder_.elements());
-}
-
-void VectorIndexFusion::restoreOutput(const float *src, float *dst) const {
-  outputOrder_.apply(src, dst);
+                     orders_.copiesOperand(operand_) ? "reordered" : "renamed",
+                     orders_.copiesOutput() ? ", C reordered" : "");
 }
 
 } // namespace ttile::runtime

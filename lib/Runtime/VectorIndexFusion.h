@@ -32,7 +32,7 @@
 #ifndef TTILE_RUNTIME_VECTORINDEXFUSION_H
 #define TTILE_RUNTIME_VECTORINDEXFUSION_H
 
-#include "Runtime/LetterPermutation.h"
+#include "Runtime/TensorOrders.h"
 
 #include <cstdint>
 #include <map>
@@ -65,25 +65,11 @@ public:
   const std::string &output() const { return output_; }
   const std::map<char, int64_t> &sizes() const { return sizes_; }
 
-  /// The operand reordered: 0 for A, 1 for B.
-  int operand() const { return operand_; }
-  /// Whether the operand's elements move, or only its letters are renamed.
-  bool copiesOperand() const { return operandOrder_.copies(); }
-  /// Whether the kernel writes the output in another order than the
-  /// caller's.
-  bool copiesOutput() const { return outputOrder_.copies(); }
+  /// The operand reordered and the output, in the kernel's orders; the
+  /// output's copy where x does not sit just before a.
+  const TensorOrders &orders() const { return orders_; }
   /// "b,a fused as g; A reordered": for logs and docs.
   std::string str() const;
-
-  /// The operand `src`, in the caller's layout, reordered for the kernel
-  /// into a buffer of the calling thread, aligned like the tuner's, valid
-  /// until this thread's next call.
-  const float *operandInThreadBuffer(const float *src) const;
-  /// A buffer of the calling thread for the kernel's output, where
-  /// copiesOutput(); valid until this thread's next call.
-  float *outputThreadBuffer() const;
-  /// Writes the kernel's output `src` into the caller's `dst`.
-  void restoreOutput(const float *src, float *dst) const;
 
 private:
   VectorIndexFusion() = default;
@@ -93,9 +79,7 @@ private:
   std::map<char, int64_t> sizes_;
   char moved_ = 0, vector_ = 0, fused_ = 0; ///< x, a and the fused letter.
   int operand_ = 0;
-  /// The operand from the caller's order to the kernel's; the output from
-  /// the kernel's to the caller's.
-  LetterPermutation operandOrder_, outputOrder_;
+  TensorOrders orders_;
 };
 
 } // namespace ttile::runtime

@@ -62,7 +62,8 @@ struct ContractionRoles {
 /// The roles of a two-input contraction (spec::contraction). Throws
 /// ttile::Error for another number of inputs, a scalar output, or an
 /// output whose last index belongs to neither input, or to both without
-/// being the last index of both.
+/// being the last index of both (which a Contraction reorders into one
+/// that has roles: Runtime/LayoutReordering.h).
 ContractionRoles contractionRoles(const spec::Spec &spec);
 
 } // namespace ttile::search

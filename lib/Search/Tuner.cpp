@@ -552,11 +552,26 @@ scheme::Scheme untunedScheme(const spec::Spec &spec) {
 }
 
 double modelCycles(const spec::Spec &spec) {
+  const MicrokernelFamily family = familyOf(spec);
   const SearchSpace space = spaceFor(spec);
   const scheme::TileTree tree = scheme::buildTileTree(
       scheme::withInferredHoist(untunedScheme(spec, space), spec), spec,
       space.vectorWidth());
-  return DataMovementModel::forHost(host(), space.workers()).cycles(tree, spec);
+  const double cycles =
+      DataMovementModel::forHost(host(), space.workers()).cycles(tree, spec);
+  // The model takes every lane as busy: it ranks the candidates of one
+  // spec, which all vectorize the same letter. Problems that vectorize
+  // different letters differ there too, and an idle lane's multiply-add
+  // takes the time of a busy one: a letter of 24 fills three quarters of
+  // two vectors of 16, a letter of size 1 one lane of each vector.
+  const auto lanes =
+      static_cast<double>(spec.dims[spec.dimId(family.vectorDim)].size);
+  const auto width = static_cast<double>(space.vectorWidth());
+  const double busyShare = lanes / (width * std::ceil(lanes / width));
+  return cycles + static_cast<double>(spec.flops()) /
+                      (DataMovementModel::kFlopsPerLanePerCycle * width) *
+                      (1 / busyShare - 1) /
+                      DataMovementModel::parallelSpeedup(tree, space.workers());
 }
 
 } // namespace ttile::search

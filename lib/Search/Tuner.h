@@ -130,9 +130,11 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options = {});
 scheme::Scheme untunedScheme(const spec::Spec &spec);
 
 /// The cycles the data-movement model expects untunedScheme(spec) to take
-/// (DataMovementModel::cycles): an estimate of a problem's time before
-/// anything is compiled, for choosing between problems (the orders of a
-/// ContractionChain).
+/// (DataMovementModel::cycles), plus the multiply-adds of the vector lanes
+/// that the spec's vectorized letter leaves idle: an estimate of a
+/// problem's time before anything is compiled, for choosing between
+/// problems (the orders of a ContractionChain, the tensor orders of a
+/// Contraction: Runtime/LayoutReordering.h).
 double modelCycles(const spec::Spec &spec);
 
 // The steps of tune(), for studies that measure candidates their own way

@@ -15,13 +15,13 @@
 //   - an acceptance holds what ttile.h promises, recomputed here by
 //     parsers of this file's own, in 128-bit arithmetic: two operands (the
 //     chain: three) of distinct letters each, every output letter in an
-//     operand (the output may have none: a scalar), the output's last
-//     letter in one operand only (the contraction; or the last of both, or
-//     in both of a dot product, whose operands end in the same summed
-//     letter, one of them with no output letter of size 2 or more that the
-//     other lacks), a size of 1 to 2^31 for every letter and no other, no
-//     tensor over 2^40 elements, at most 2^61 multiply-adds, and the
-//     element and FLOP counts the handle reports.
+//     operand (the output may have none: a scalar), a size of 1 to 2^31
+//     for every letter and no other, no tensor over 2^40 elements, at most
+//     2^61 multiply-adds, and the element and FLOP counts the handle
+//     reports;
+//   - and, the converse for a contraction, every einsum that holds them is
+//     accepted, but one whose letters leave none for the index of size 1
+//     its microkernels may need.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,15 +63,15 @@ struct Einsum {
   std::string output;
 };
 
-/// Terms of distinct letters, separated by ',' and one "->"; none when the
-/// string is not one.
+/// Terms of distinct letters, separated by ',' and one "->" (its two
+/// characters adjacent), white space elsewhere ignored, as
+/// spec::contraction reads them; none when the string is not one.
 std::optional<Einsum> parseEinsum(std::string_view text) {
-  const std::string compact = withoutSpaces(text);
-  const size_t arrow = compact.find("->");
-  if (arrow == std::string::npos)
+  const size_t arrow = text.find("->");
+  if (arrow == std::string_view::npos)
     return std::nullopt;
-  Einsum einsum{split(compact.substr(0, arrow), ','),
-                compact.substr(arrow + 2)};
+  Einsum einsum{split(withoutSpaces(text.substr(0, arrow)), ','),
+                withoutSpaces(text.substr(arrow + 2))};
   std::vector<std::string> terms = einsum.operands;
   terms.push_back(einsum.output);
   for (const std::string &term : terms) {
@@ -85,20 +85,39 @@ std::optional<Einsum> parseEinsum(std::string_view text) {
   return einsum;
 }
 
-/// LETTER:DIGITS parts separated by ',', each letter once; none otherwise.
+/// LETTER:DIGITS parts separated by ',', each letter once, white space
+/// allowed around the letter, the ':' and the digits, as
+/// ttile_contraction_create reads them; none otherwise.
 std::optional<std::map<char, Wide>> parseSizes(std::string_view text) {
+  auto isSpace = [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+  };
   std::map<char, Wide> sizes;
-  for (const std::string &part : split(withoutSpaces(text), ',')) {
-    if (part.size() < 3 || !std::isalpha(static_cast<unsigned char>(part[0])) ||
-        part[1] != ':')
+  for (const std::string &part : split(std::string(text), ',')) {
+    size_t at = 0;
+    auto skipSpaces = [&] {
+      while (at < part.size() && isSpace(part[at]))
+        ++at;
+    };
+    skipSpaces();
+    if (at == part.size() ||
+        !std::isalpha(static_cast<unsigned char>(part[at])))
       return std::nullopt;
+    const char letter = part[at++];
+    skipSpaces();
+    if (at == part.size() || part[at] != ':')
+      return std::nullopt;
+    ++at;
+    skipSpaces();
+    const size_t digits = at;
     Wide size = 0;
-    for (char digit : part.substr(2)) {
-      if (!std::isdigit(static_cast<unsigned char>(digit)))
-        return std::nullopt;
-      size = std::min(size * 10 + (digit - '0'), Wide(kLargestField) + 1);
-    }
-    if (!sizes.emplace(part[0], size).second)
+    for (;
+         at < part.size() && std::isdigit(static_cast<unsigned char>(part[at]));
+         ++at)
+      size = std::min(size * 10 + (part[at] - '0'), Wide(kLargestField) + 1);
+    skipSpaces();
+    if (at == digits || at != part.size() ||
+        !sizes.emplace(letter, size).second)
       return std::nullopt;
   }
   return sizes;
@@ -154,25 +173,6 @@ const char *brokenEinsumPromise(std::string_view einsumText,
   return nullptr;
 }
 
-/// Whether both operands end in the same letter, which the output lacks,
-/// and one of them has no output letter that the other lacks (but of size
-/// 1).
-bool isDotProduct(const Einsum &einsum, const std::map<char, Wide> &sizes) {
-  const std::string &a = einsum.operands[0], &b = einsum.operands[1];
-  if (a.empty() || b.empty() || a.back() != b.back() ||
-      einsum.output.find(a.back()) != std::string::npos)
-    return false;
-  auto ownOutputLetters = [&](const std::string &vector,
-                              const std::string &matrix) {
-    for (char letter : vector)
-      if (einsum.output.find(letter) != std::string::npos &&
-          matrix.find(letter) == std::string::npos && sizes.at(letter) > 1)
-        return true;
-    return false;
-  };
-  return !ownOutputLetters(b, a) || !ownOutputLetters(a, b);
-}
-
 const char *brokenContractionPromise(std::string_view einsumText,
                                      std::string_view sizesText,
                                      const ttile_contraction *contraction) {
@@ -181,12 +181,6 @@ const char *brokenContractionPromise(std::string_view einsumText,
   if (const char *broken =
           brokenEinsumPromise(einsumText, sizesText, 2, einsum, sizes))
     return broken;
-  const char last = einsum.output.empty() ? '\0' : einsum.output.back();
-  const std::string &a = einsum.operands[0], &b = einsum.operands[1];
-  if (!einsum.output.empty() && a.find(last) != std::string::npos &&
-      b.find(last) != std::string::npos &&
-      !(a.back() == last && b.back() == last) && !isDotProduct(einsum, sizes))
-    return "an output whose last letter is in both operands was accepted";
   Wide multiplyAdds = 1;
   for (auto [letter, size] : sizes)
     multiplyAdds *= size;
@@ -288,6 +282,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   ttile_contraction *handle = reinterpret_cast<ttile_contraction *>(&notNull);
   ttile_status status = ttile_contraction_create(einsum.c_str(), sizes.c_str(),
                                                  constantB, &handle);
+  Einsum parsed;
+  std::map<char, Wide> parsedSizes;
+  if (status != TTILE_OK &&
+      !brokenEinsumPromise(einsum, sizes, 2, parsed, parsedSizes) &&
+      std::string_view(ttile_last_error()).find("uses all 52 letters") ==
+          std::string_view::npos)
+    fail("contraction", "a well-formed einsum within bounds was refused",
+         std::string(ttile_last_error()) + " for " +
+             describe("ttile_contraction_create", einsum, sizes));
   checkCreation(
       "contraction", status, handle,
       describe("ttile_contraction_create", einsum, sizes) +

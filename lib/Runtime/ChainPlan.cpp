@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ttile::runtime {
@@ -135,6 +136,8 @@ ChainPlan planChain(const ContractionChainParams &params) {
             static_cast<double>(
                 pairProblem.orders().elementsCopiedPerRun(false) +
                 restProblem.orders().elementsCopiedPerRun(false));
+        plan.reordersToVectorize = pairProblem.reordersToVectorize() ||
+                                   restProblem.reordersToVectorize();
       } catch (const Error &error) {
         std::string refusal = fmt::format("{}: {}", plan.str(), error.what());
         if (std::find(refusals.begin(), refusals.end(), refusal) ==
@@ -146,7 +149,8 @@ ChainPlan planChain(const ContractionChainParams &params) {
       }
       log().debug("contraction chain \"{}\": {}, {:.4g} cycles by the model",
                   einsum, plan.str(), plan.modelCycles);
-      if (!best || plan.modelCycles < best->modelCycles)
+      if (!best || std::pair(plan.reordersToVectorize, plan.modelCycles) <
+                       std::pair(best->reordersToVectorize, best->modelCycles))
         best = std::move(plan);
     }
   }

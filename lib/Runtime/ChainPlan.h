@@ -9,9 +9,15 @@
 // own), and chooses the plan whose two steps the data-movement model
 // expects to take the fewest cycles (search::modelCycles: the multiply-adds
 // at the peak and the data movement beyond them, of each step's untuned
-// scheme), plus a cycle per element a step copies where its kernel reads
-// or writes a tensor in another order (LayoutReordering.h). Nothing is
-// compiled or measured.
+// scheme), plus a cycle per element a step copies. A plan whose steps
+// vectorize every tensor where it lies goes before one whose step must
+// reorder a tensor for it (LayoutReordering.h), which only a chain with no
+// plan of the first kind takes: choosing T's layout is this plan's way to
+// the same end, and where the model sees the two within a percent, it
+// cannot tell them apart (MTTKRP's best such plan, ikl,kj->jil then a C
+// reordered, ran at 197 GFLOP/s on Zen 5 against 227-236 for
+// ikl,lj->ikj; ikj,kj->ij, 0.3% dearer by the model). Nothing is compiled
+// or measured.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_CHAINPLAN_H
@@ -38,8 +44,11 @@ struct ChainStep {
 struct ChainPlan {
   std::array<ChainStep, 2> steps;
   int64_t intermediateElements = 0;
-  /// search::modelCycles of the two steps.
+  /// search::modelCycles of the two steps, plus the elements they copy.
   double modelCycles = 0;
+  /// Whether a step reads or writes a tensor reordered because no letter
+  /// vectorizes as it lies (ContractionProblem::reordersToVectorize).
+  bool reordersToVectorize = false;
 
   /// "kj,lj->jkl; ikl,jkl->ij".
   std::string str() const;

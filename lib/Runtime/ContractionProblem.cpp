@@ -222,6 +222,7 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
   if (reordering) {
     form = formOf(reordering->terms(), sizes, /*fuseVector=*/false);
     orders_ = reordering->orders();
+    reordersToVectorize_ = true;
     form->rewrites += (form->rewrites.empty() ? "" : "; ") + reordering->str();
   } else if (!form) {
     throw Error(refusal);

@@ -51,6 +51,9 @@ public:
   /// output, where they are not the caller's (VectorIndexFusion.h,
   /// LayoutReordering.h): each run goes through them (a constant B once).
   const TensorOrders &orders() const { return orders_; }
+  /// Whether those orders are LayoutReordering.h's: no letter vectorized
+  /// (but through one lane) as the tensors lie.
+  bool reordersToVectorize() const { return reordersToVectorize_; }
 
   /// The buffers of one run, for checkRunBuffers (every run() asks).
   const RunShape &runShape() const { return runShape_; }
@@ -70,6 +73,7 @@ private:
   /// g; A reordered", "B read as ij"; empty where they do not.
   std::string rewrites_;
   TensorOrders orders_;
+  bool reordersToVectorize_ = false;
   spec::Spec spec_;
 };
 

@@ -5,15 +5,28 @@
 #include "Runtime/ThreadBuffers.h"
 #include "Support/ThreadPool.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ttile::runtime {
 namespace {
 
-/// One LetterPermutation's copy, an iteration per row of the destination
-/// (a run along its last letter) for the thread pool.
+/// The side of the square of floats that a transposing copy moves at a
+/// time: 16 rows of 16, a KiB read and a KiB written, stay in the L1
+/// between the reads and the writes. An element at a time down a long
+/// column would read a line per element from farther out: a 1024 x 1024
+/// transpose ran at a fifth of the speed.
+constexpr int64_t kTransposeTile = 16;
+
+/// One LetterPermutation's copy, for the thread pool: an iteration per row
+/// of the destination (a run along its last letter) where the source
+/// holds that letter contiguous too; else, where the letter `contiguous`,
+/// contiguous in the source, is another, an iteration per kTransposeTile
+/// of it across every other letter but the destination's last, each
+/// copying squares of the (contiguous, last) plane.
 struct PermutationJob {
-  const std::vector<int64_t> &extents, &sourceStrides;
+  const std::vector<int64_t> &extents, &sourceStrides, &destinationStrides;
+  size_t contiguous;
   const float *src;
   float *dst;
 
@@ -26,15 +39,39 @@ struct PermutationJob {
       source += static_cast<int64_t>(rest % extent) * job.sourceStrides[axis];
       rest /= extent;
     }
-    const int64_t run = job.extents[last], stride = job.sourceStrides[last];
-    float *destination = job.dst + row * run;
-    if (stride == 1) {
-      std::memcpy(destination, job.src + source,
-                  static_cast<size_t>(run) * sizeof(float));
-      return;
+    const int64_t run = job.extents[last];
+    std::memcpy(job.dst + row * run, job.src + source,
+                static_cast<size_t>(run) * sizeof(float));
+  }
+
+  static void copyTiles(void *context, int64_t index, int64_t) {
+    const PermutationJob &job = *static_cast<const PermutationJob *>(context);
+    const size_t last = job.extents.size() - 1;
+    const int64_t extent = job.extents[job.contiguous];
+    const int64_t blocks = (extent + kTransposeTile - 1) / kTransposeTile;
+    const int64_t first = index % blocks * kTransposeTile;
+    const int64_t end = std::min(first + kTransposeTile, extent);
+    int64_t source = 0, destination = 0;
+    for (size_t axis = last, rest = static_cast<size_t>(index / blocks);
+         axis-- > 0;) {
+      if (axis == job.contiguous)
+        continue;
+      const auto axisExtent = static_cast<size_t>(job.extents[axis]);
+      const auto coordinate = static_cast<int64_t>(rest % axisExtent);
+      source += coordinate * job.sourceStrides[axis];
+      destination += coordinate * job.destinationStrides[axis];
+      rest /= axisExtent;
     }
-    for (int64_t i = 0; i < run; ++i)
-      destination[i] = job.src[source + i * stride];
+    const int64_t run = job.extents[last];
+    const int64_t sourceStride = job.sourceStrides[last];
+    const int64_t destinationStride = job.destinationStrides[job.contiguous];
+    for (int64_t column = 0; column < run; column += kTransposeTile) {
+      const int64_t columnEnd = std::min(column + kTransposeTile, run);
+      for (int64_t i = first; i < end; ++i)
+        for (int64_t l = column; l < columnEnd; ++l)
+          job.dst[destination + i * destinationStride + l] =
+              job.src[source + i + l * sourceStride];
+    }
   }
 };
 
@@ -54,6 +91,9 @@ LetterPermutation::LetterPermutation(const std::string &from,
     extents_.push_back(size);
     sourceStrides_.push_back(stride);
   }
+  destinationStrides_.assign(extents_.size(), 1);
+  for (size_t axis = extents_.size(); axis-- > 1;)
+    destinationStrides_[axis - 1] = destinationStrides_[axis] * extents_[axis];
 }
 
 bool LetterPermutation::copies() const {
@@ -71,14 +111,27 @@ void LetterPermutation::apply(const float *src, float *dst) const {
     *dst = *src;
     return;
   }
-  PermutationJob job{extents_, sourceStrides_, src, dst};
-  const int64_t rows = elements_ / extents_.back();
+  const size_t last = extents_.size() - 1;
+  // The source's innermost letter of size above 1 is contiguous there.
+  const auto contiguous = static_cast<size_t>(
+      std::find(sourceStrides_.begin(), sourceStrides_.end(), 1) -
+      sourceStrides_.begin());
+  PermutationJob job{
+      extents_, sourceStrides_, destinationStrides_, contiguous, src, dst};
+  const bool transposes = contiguous != last;
+  const int64_t iterations =
+      transposes
+          ? elements_ / extents_[contiguous] / extents_[last] *
+                ((extents_[contiguous] + kTransposeTile - 1) / kTransposeTile)
+          : elements_ / extents_[last];
+  void (*const body)(void *, int64_t, int64_t) =
+      transposes ? &PermutationJob::copyTiles : &PermutationJob::copyRow;
   if (elements_ >= kParallelCopyElements) {
-    ttile_parallel_for(&PermutationJob::copyRow, &job, rows);
+    ttile_parallel_for(body, &job, iterations);
     return;
   }
-  for (int64_t row = 0; row < rows; ++row)
-    PermutationJob::copyRow(&job, row, 0);
+  for (int64_t iteration = 0; iteration < iterations; ++iteration)
+    body(&job, iteration, 0);
 }
 
 } // namespace ttile::runtime

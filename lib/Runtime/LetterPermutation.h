@@ -18,7 +18,8 @@ namespace ttile::runtime {
 
 /// A copy of a row-major tensor from one order of its letters into
 /// another: a run of contiguous floats at a time where the last letter
-/// stays last, else an element at a time.
+/// stays last, else squares of 16 x 16 floats, read along the source's
+/// contiguous letter and written along the destination's.
 class LetterPermutation {
 public:
   LetterPermutation() = default;
@@ -36,8 +37,8 @@ public:
 
 private:
   /// The destination's letters of size above 1, outermost first: their
-  /// sizes and their strides in the source.
-  std::vector<int64_t> extents_, sourceStrides_;
+  /// sizes, and their strides in the source and in the destination.
+  std::vector<int64_t> extents_, sourceStrides_, destinationStrides_;
   int64_t elements_ = 1;
 };
 

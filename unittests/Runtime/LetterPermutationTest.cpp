@@ -2,8 +2,9 @@
 //
 // LetterPermutation against the definition: each element of the source at
 // its letters' indices lands where the destination's order puts the same
-// indices; on runs (the last letter kept last), on single floats (moved),
-// with letters of size 1, on the pool (large) and not (small).
+// indices; on runs (the last letter kept last), in squares of 16 (moved;
+// the square's edges cut where a size is no multiple of 16), with letters
+// of size 1, on the pool (large) and not (small).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,11 @@ TEST(LetterPermutationTest, MovesEveryElementWhereTheOrderSays) {
   const std::map<char, int64_t> large{{'a', 72}, {'b', 60}, {'c', 6}};
   expectPermutes("bca", "cba", large); // on the pool: 25920 floats
   expectPermutes("abc", "cba", large);
+  expectPermutes("abc", "acb", large); // c, contiguous, first of the square
+  const std::map<char, int64_t> square{{'i', 37}, {'j', 33}, {'b', 3}};
+  expectPermutes("ij", "ji", square);   // a matrix transposed
+  expectPermutes("bij", "jbi", square); // another letter between the two
+  expectPermutes("ijb", "bji", square);
 }
 
 TEST(LetterPermutationTest, CopiesOnlyWhereTheLayoutsDiffer) {

@@ -809,7 +809,7 @@ class ContractionChain {
 public:
   /// Throws ttile::Error as Contraction() does, for other than three
   /// operands, and where no order is two contractions ttile computes (the
-  /// reason of each given).
+  /// reason of each given: an intermediate above 2^40 elements, say).
   explicit ContractionChain(const ContractionChainParams &params);
   ~ContractionChain();
   ContractionChain(ContractionChain &&other) noexcept;

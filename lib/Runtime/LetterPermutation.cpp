@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace ttile::runtime {
 namespace {
 
@@ -17,6 +21,28 @@ namespace {
 /// column would read a line per element from farther out: a 1024 x 1024
 /// transpose ran at a fifth of the speed.
 constexpr int64_t kTransposeTile = 16;
+
+/// dst[r * dstStride + c] = src[c * srcStride + r] for r, c below 4: four
+/// loads of four floats and four stores, in registers between (SSE, on
+/// every x86-64), where a float at a time takes a load and a store each.
+void transpose4x4(const float *src, int64_t srcStride, float *dst,
+                  int64_t dstStride) {
+#if defined(__SSE2__)
+  __m128 row0 = _mm_loadu_ps(src);
+  __m128 row1 = _mm_loadu_ps(src + srcStride);
+  __m128 row2 = _mm_loadu_ps(src + 2 * srcStride);
+  __m128 row3 = _mm_loadu_ps(src + 3 * srcStride);
+  _MM_TRANSPOSE4_PS(row0, row1, row2, row3);
+  _mm_storeu_ps(dst, row0);
+  _mm_storeu_ps(dst + dstStride, row1);
+  _mm_storeu_ps(dst + 2 * dstStride, row2);
+  _mm_storeu_ps(dst + 3 * dstStride, row3);
+#else
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 4; ++c)
+      dst[r * dstStride + c] = src[c * srcStride + r];
+#endif
+}
 
 /// One LetterPermutation's copy, for the thread pool: an iteration per row
 /// of the destination (a run along its last letter) where the source
@@ -65,12 +91,26 @@ struct PermutationJob {
     const int64_t run = job.extents[last];
     const int64_t sourceStride = job.sourceStrides[last];
     const int64_t destinationStride = job.destinationStrides[job.contiguous];
+    auto copy = [&](int64_t i, int64_t l) {
+      job.dst[destination + i * destinationStride + l] =
+          job.src[source + i + l * sourceStride];
+    };
     for (int64_t column = 0; column < run; column += kTransposeTile) {
       const int64_t columnEnd = std::min(column + kTransposeTile, run);
-      for (int64_t i = first; i < end; ++i)
+      int64_t i = first;
+      for (; i + 4 <= end; i += 4) {
+        int64_t l = column;
+        for (; l + 4 <= columnEnd; l += 4)
+          transpose4x4(job.src + source + i + l * sourceStride, sourceStride,
+                       job.dst + destination + i * destinationStride + l,
+                       destinationStride);
+        for (; l < columnEnd; ++l)
+          for (int64_t row = i; row < i + 4; ++row)
+            copy(row, l);
+      }
+      for (; i < end; ++i)
         for (int64_t l = column; l < columnEnd; ++l)
-          job.dst[destination + i * destinationStride + l] =
-              job.src[source + i + l * sourceStride];
+          copy(i, l);
     }
   }
 };

@@ -17,16 +17,6 @@
 namespace ttile::runtime {
 namespace {
 
-bool contains(std::string_view letters, char letter) {
-  return letters.find(letter) != std::string_view::npos;
-}
-
-/// `layout` with `letter` moved to its end.
-std::string withLast(std::string layout, char letter) {
-  layout.erase(layout.find(letter), 1);
-  return layout + letter;
-}
-
 /// The layouts of the intermediate tried for the pair (x, y), whose
 /// letters are `kept`: in the order of the output, then of the third
 /// operand `z`; of z, then the output; of the pair, either way round. Where
@@ -40,9 +30,9 @@ std::vector<std::string>
 intermediateLayouts(std::string_view x, std::string_view y, std::string_view z,
                     std::string_view output, std::string_view kept) {
   auto inOne = [&](char letter) {
-    return contains(x, letter) != contains(y, letter);
+    return holdsLetter(x, letter) != holdsLetter(y, letter);
   };
-  const bool sharedLast = x.back() == y.back() && contains(kept, x.back());
+  const bool sharedLast = x.back() == y.back() && holdsLetter(kept, x.back());
   std::vector<std::string> layouts;
   auto add = [&](const std::string &layout) {
     if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end())
@@ -55,14 +45,14 @@ intermediateLayouts(std::string_view x, std::string_view y, std::string_view z,
     std::string layout;
     for (std::string_view term : terms)
       for (char letter : term)
-        if (contains(kept, letter) && !contains(layout, letter))
+        if (holdsLetter(kept, letter) && !holdsLetter(layout, letter))
           layout += letter;
     if (sharedLast)
-      add(withLast(layout, x.back()));
+      add(withLetterLast(layout, x.back()));
     if (!layout.empty() && !inOne(layout.back())) {
       auto last = std::find_if(layout.rbegin(), layout.rend(), inOne);
       if (last != layout.rend())
-        layout = withLast(layout, *last);
+        layout = withLetterLast(layout, *last);
     }
     add(layout);
   }
@@ -74,7 +64,7 @@ std::map<char, int64_t> sizesOf(std::string_view einsum,
                                 const std::map<char, int64_t> &sizes) {
   std::map<char, int64_t> used;
   for (auto [letter, size] : sizes)
-    if (contains(einsum, letter))
+    if (holdsLetter(einsum, letter))
       used.emplace(letter, size);
   return used;
 }
@@ -107,8 +97,8 @@ ChainPlan planChain(const ContractionChainParams &params) {
     const std::string &z = terms.operands[third];
     std::string kept;
     for (char letter : x + y)
-      if ((contains(z, letter) || contains(terms.output, letter)) &&
-          !contains(kept, letter))
+      if ((holdsLetter(z, letter) || holdsLetter(terms.output, letter)) &&
+          !holdsLetter(kept, letter))
         kept += letter;
     for (const std::string &layout :
          intermediateLayouts(x, y, z, terms.output, kept)) {

@@ -23,4 +23,14 @@ std::string EinsumTerms::str() const {
   return text + "->" + output;
 }
 
+std::string withLetterLast(std::string_view term, char letter) {
+  if (!holdsLetter(term, letter))
+    return std::string(term);
+  std::string moved;
+  for (char other : term)
+    if (other != letter)
+      moved += other;
+  return moved + letter;
+}
+
 } // namespace ttile::runtime

@@ -11,6 +11,7 @@
 #include "Spec/Spec.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ttile::runtime {
@@ -25,6 +26,15 @@ struct EinsumTerms {
   /// "abc,cd->abd".
   std::string str() const;
 };
+
+/// Whether the letters of `term` hold `letter`.
+inline bool holdsLetter(std::string_view term, char letter) {
+  return term.find(letter) != std::string_view::npos;
+}
+
+/// `term` with `letter`, where it holds it, moved last: the order of a
+/// tensor whose kernel reads that letter contiguous.
+std::string withLetterLast(std::string_view term, char letter);
 
 } // namespace ttile::runtime
 

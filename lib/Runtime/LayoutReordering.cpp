@@ -23,21 +23,6 @@ namespace {
 /// second.
 constexpr size_t kMaxCandidates = 16;
 
-bool holds(const std::string &term, char letter) {
-  return term.find(letter) != std::string::npos;
-}
-
-/// `term` with `letter`, where it holds it, moved last.
-std::string withLast(const std::string &term, char letter) {
-  if (!holds(term, letter))
-    return term;
-  std::string moved;
-  for (char other : term)
-    if (other != letter)
-      moved += other;
-  return moved + letter;
-}
-
 /// The candidates of LayoutReordering.h for `terms`, those as laid out
 /// first, each once, at most kMaxCandidates more: the one that moves the
 /// output's last letter, which always has a kernel (the lanewise family's:
@@ -59,7 +44,7 @@ std::vector<EinsumTerms> candidatesOf(const EinsumTerms &terms,
   const std::string &a = terms.operands[0], &b = terms.operands[1];
   std::string letters;
   for (char letter : a + b)
-    if (!holds(letters, letter))
+    if (!holdsLetter(letters, letter))
       letters += letter;
   const std::string appearance = letters;
   std::sort(letters.begin(), letters.end(), [&](char x, char y) {
@@ -73,17 +58,17 @@ std::vector<EinsumTerms> candidatesOf(const EinsumTerms &terms,
   }
   for (char letter : letters) {
     const bool first = letter == letters.front();
-    if (holds(a, letter) && holds(b, letter)) {
+    if (holdsLetter(a, letter) && holdsLetter(b, letter)) {
       if (sizes.at(letter) == 1 && !first)
         continue;
       EinsumTerms lastEverywhere = terms;
       for (std::string &operand : lastEverywhere.operands)
-        operand = withLast(operand, letter);
-      lastEverywhere.output = withLast(terms.output, letter);
+        operand = withLetterLast(operand, letter);
+      lastEverywhere.output = withLetterLast(terms.output, letter);
       add(lastEverywhere);
-    } else if (holds(terms.output, letter) && sizes.at(letter) > 1) {
+    } else if (holdsLetter(terms.output, letter) && sizes.at(letter) > 1) {
       EinsumTerms lastInOutput = terms;
-      lastInOutput.output = withLast(terms.output, letter);
+      lastInOutput.output = withLetterLast(terms.output, letter);
       add(lastInOutput);
     }
   }

@@ -134,16 +134,7 @@ LetterPermutation::LetterPermutation(const std::string &from,
   destinationStrides_.assign(extents_.size(), 1);
   for (size_t axis = extents_.size(); axis-- > 1;)
     destinationStrides_[axis - 1] = destinationStrides_[axis] * extents_[axis];
-}
-
-bool LetterPermutation::copies() const {
-  int64_t dense = 1;
-  for (size_t axis = extents_.size(); axis-- > 0;) {
-    if (sourceStrides_[axis] != dense)
-      return true;
-    dense *= extents_[axis];
-  }
-  return false;
+  copies_ = sourceStrides_ != destinationStrides_;
 }
 
 void LetterPermutation::apply(const float *src, float *dst) const {

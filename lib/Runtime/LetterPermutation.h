@@ -29,7 +29,7 @@ public:
                     const std::map<char, int64_t> &sizes);
 
   /// Whether the two orders differ in memory (letters of size 1 aside).
-  bool copies() const;
+  bool copies() const { return copies_; }
   int64_t elements() const { return elements_; }
   /// Writes `src`, in the source's order, into `dst`, in the
   /// destination's; on the thread pool where that pays.
@@ -40,6 +40,7 @@ private:
   /// sizes, and their strides in the source and in the destination.
   std::vector<int64_t> extents_, sourceStrides_, destinationStrides_;
   int64_t elements_ = 1;
+  bool copies_ = false;
 };
 
 } // namespace ttile::runtime

@@ -16,10 +16,8 @@ int64_t TensorOrders::elementsCopiedPerRun(bool constantB) const {
   return elements;
 }
 
-const float *TensorOrders::operandForKernel(int operand,
+const float *TensorOrders::reorderedOperand(int operand,
                                             const float *caller) const {
-  if (!copiesOperand(operand))
-    return caller;
   const LetterPermutation &order = operands_[operand];
   float *buffer = threadBuffer(operand == 0 ? ThreadBufferSlot::Input
                                             : ThreadBufferSlot::Weights,
@@ -28,15 +26,8 @@ const float *TensorOrders::operandForKernel(int operand,
   return buffer;
 }
 
-float *TensorOrders::outputForKernel(float *caller) const {
-  return copiesOutput()
-             ? threadBuffer(ThreadBufferSlot::Output, output_.elements())
-             : caller;
-}
-
-void TensorOrders::restoreOutput(const float *kernel, float *caller) const {
-  if (copiesOutput())
-    output_.apply(kernel, caller);
+float *TensorOrders::outputBuffer() const {
+  return threadBuffer(ThreadBufferSlot::Output, output_.elements());
 }
 
 } // namespace ttile::runtime

@@ -33,22 +33,30 @@ public:
   /// renamed).
   bool copiesOperand(int operand) const { return operands_[operand].copies(); }
   bool copiesOutput() const { return output_.copies(); }
-  bool copiesAny() const {
-    return copiesOperand(0) || copiesOperand(1) || copiesOutput();
-  }
   /// The elements each run() copies; a constant B's copy is made once.
   int64_t elementsCopiedPerRun(bool constantB) const;
 
   /// The operand `caller` as the kernel reads it: `caller` itself, or its
   /// copy in a buffer of the calling thread, valid until that thread's
-  /// next run.
-  const float *operandForKernel(int operand, const float *caller) const;
+  /// next run. Inline, as the two below: every run() of a contraction
+  /// asks, and most pass through.
+  const float *operandForKernel(int operand, const float *caller) const {
+    return copiesOperand(operand) ? reorderedOperand(operand, caller) : caller;
+  }
   /// Where the kernel writes the output: `caller`, or a buffer of the
   /// calling thread that restoreOutput() then copies into `caller`.
-  float *outputForKernel(float *caller) const;
-  void restoreOutput(const float *kernel, float *caller) const;
+  float *outputForKernel(float *caller) const {
+    return copiesOutput() ? outputBuffer() : caller;
+  }
+  void restoreOutput(const float *kernel, float *caller) const {
+    if (copiesOutput())
+      output_.apply(kernel, caller);
+  }
 
 private:
+  const float *reorderedOperand(int operand, const float *caller) const;
+  float *outputBuffer() const;
+
   std::array<LetterPermutation, 2> operands_;
   LetterPermutation output_;
 };

@@ -90,6 +90,7 @@ public:
               int64_t packBudgetBytes = 0, int workers = 1);
 
   const spec::Spec &spec() const { return spec_; }
+  const MicrokernelFamily &family() const { return family_; }
   int workers() const { return workers_; }
   int vectorWidth() const { return vectorWidth_; }
   /// Every microkernel and combination that divides the problem; the

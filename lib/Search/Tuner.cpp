@@ -552,7 +552,6 @@ scheme::Scheme untunedScheme(const spec::Spec &spec) {
 }
 
 double modelCycles(const spec::Spec &spec) {
-  const MicrokernelFamily family = familyOf(spec);
   const SearchSpace space = spaceFor(spec);
   const scheme::TileTree tree = scheme::buildTileTree(
       scheme::withInferredHoist(untunedScheme(spec, space), spec), spec,
@@ -565,7 +564,7 @@ double modelCycles(const spec::Spec &spec) {
   // takes the time of a busy one: a letter of 24 fills three quarters of
   // two vectors of 16, a letter of size 1 one lane of each vector.
   const auto lanes =
-      static_cast<double>(spec.dims[spec.dimId(family.vectorDim)].size);
+      static_cast<double>(spec.dims[spec.dimId(space.family().vectorDim)].size);
   const auto width = static_cast<double>(space.vectorWidth());
   const double busyShare = lanes / (width * std::ceil(lanes / width));
   return cycles + static_cast<double>(spec.flops()) /

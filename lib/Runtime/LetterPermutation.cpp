@@ -3,6 +3,7 @@
 #include "Runtime/LetterPermutation.h"
 
 #include "Runtime/ThreadBuffers.h"
+#include "Support/Host.h"
 #include "Support/ThreadPool.h"
 
 #include <algorithm>
@@ -44,6 +45,85 @@ void transpose4x4(const float *src, int64_t srcStride, float *dst,
 #endif
 }
 
+/// dst[r * dstStride + c] = src[c * srcStride + r] for r below `rows` and
+/// c below `columns`, both at most kTransposeTile: 4 x 4 squares, the
+/// edges a float at a time.
+void copySquareBy4x4(const float *src, int64_t srcStride, float *dst,
+                     int64_t dstStride, int64_t rows, int64_t columns) {
+  auto copy = [&](int64_t r, int64_t c) {
+    dst[r * dstStride + c] = src[r + c * srcStride];
+  };
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    int64_t c = 0;
+    for (; c + 4 <= columns; c += 4)
+      transpose4x4(src + r + c * srcStride, srcStride, dst + r * dstStride + c,
+                   dstStride);
+    for (; c < columns; ++c)
+      for (int64_t row = r; row < r + 4; ++row)
+        copy(row, c);
+  }
+  for (; r < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c)
+      copy(r, c);
+}
+
+#if defined(__SSE2__)
+/// copySquareBy4x4's copy, a whole square in AVX-512 registers: a masked
+/// load of each of the source's `columns` rows (a line each), 64
+/// two-register permutations, a masked store of each of the destination's
+/// `rows` rows. Each round interleaves row k with row k + 8 into rows 2k
+/// and 2k + 1; an element's row and column, as the bits of one 8-bit
+/// number, rotate by one bit a round, so that four rounds swap them.
+/// Edges need no separate code: the masks cut them.
+__attribute__((target("avx512f"))) void
+copySquareAvx512(const float *src, int64_t srcStride, float *dst,
+                 int64_t dstStride, int64_t rows, int64_t columns) {
+  static_assert(kTransposeTile == 16, "one float per lane of a register");
+  const auto rowMask = static_cast<__mmask16>((1u << rows) - 1);
+  const auto columnMask = static_cast<__mmask16>((1u << columns) - 1);
+  __m512 square[16];
+#pragma clang loop unroll(full)
+  for (int c = 0; c < 16; ++c)
+    square[c] = c < columns
+                    ? _mm512_maskz_loadu_ps(rowMask, src + c * srcStride)
+                    : _mm512_setzero_ps();
+  const __m512i low =
+      _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
+                                         13, 29, 14, 30, 15, 31);
+#pragma clang loop unroll(full)
+  for (int round = 0; round < 4; ++round) {
+    __m512 next[16];
+#pragma clang loop unroll(full)
+    for (int k = 0; k < 8; ++k) {
+      next[2 * k] = _mm512_permutex2var_ps(square[k], low, square[k + 8]);
+      next[2 * k + 1] = _mm512_permutex2var_ps(square[k], high, square[k + 8]);
+    }
+#pragma clang loop unroll(full)
+    for (int k = 0; k < 16; ++k)
+      square[k] = next[k];
+  }
+#pragma clang loop unroll(full)
+  for (int r = 0; r < 16; ++r)
+    if (r < rows)
+      _mm512_mask_storeu_ps(dst + r * dstStride, columnMask, square[r]);
+}
+#endif
+
+/// A square's copy, as copySquareBy4x4.
+using SquareCopy = void (*)(const float *src, int64_t srcStride, float *dst,
+                            int64_t dstStride, int64_t rows, int64_t columns);
+
+SquareCopy squareCopyFor(SquareCopyISA isa) {
+#if defined(__SSE2__)
+  if (isa == SquareCopyISA::AVX512)
+    return &copySquareAvx512;
+#endif
+  (void)isa;
+  return &copySquareBy4x4;
+}
+
 /// One LetterPermutation's copy, for the thread pool: an iteration per row
 /// of the destination (a run along its last letter) where the source
 /// holds that letter contiguous too; else, where the letter `contiguous`,
@@ -53,6 +133,7 @@ void transpose4x4(const float *src, int64_t srcStride, float *dst,
 struct PermutationJob {
   const std::vector<int64_t> &extents, &sourceStrides, &destinationStrides;
   size_t contiguous;
+  SquareCopy copySquare;
   const float *src;
   float *dst;
 
@@ -75,51 +156,48 @@ struct PermutationJob {
     const size_t last = job.extents.size() - 1;
     const int64_t extent = job.extents[job.contiguous];
     const int64_t blocks = (extent + kTransposeTile - 1) / kTransposeTile;
-    const int64_t first = index % blocks * kTransposeTile;
-    const int64_t end = std::min(first + kTransposeTile, extent);
-    int64_t source = 0, destination = 0;
-    for (size_t axis = last, rest = static_cast<size_t>(index / blocks);
-         axis-- > 0;) {
-      if (axis == job.contiguous)
-        continue;
-      const auto axisExtent = static_cast<size_t>(job.extents[axis]);
+    // The tiles in the destination's order, the contiguous letter's block
+    // at that letter's place: consecutive tiles write on where the last
+    // one stopped, and a line a tile leaves part-written (its last letter
+    // shorter than a line) is finished by the next, not evicted first.
+    int64_t first = 0, source = 0, destination = 0;
+    for (size_t axis = last, rest = static_cast<size_t>(index); axis-- > 0;) {
+      const bool blocked = axis == job.contiguous;
+      const auto axisExtent =
+          static_cast<size_t>(blocked ? blocks : job.extents[axis]);
       const auto coordinate = static_cast<int64_t>(rest % axisExtent);
+      rest /= axisExtent;
+      if (blocked) {
+        first = coordinate * kTransposeTile;
+        continue;
+      }
       source += coordinate * job.sourceStrides[axis];
       destination += coordinate * job.destinationStrides[axis];
-      rest /= axisExtent;
     }
+    const int64_t end = std::min(first + kTransposeTile, extent);
     const int64_t run = job.extents[last];
     const int64_t sourceStride = job.sourceStrides[last];
     const int64_t destinationStride = job.destinationStrides[job.contiguous];
-    auto copy = [&](int64_t i, int64_t l) {
-      job.dst[destination + i * destinationStride + l] =
-          job.src[source + i + l * sourceStride];
-    };
-    for (int64_t column = 0; column < run; column += kTransposeTile) {
-      const int64_t columnEnd = std::min(column + kTransposeTile, run);
-      int64_t i = first;
-      for (; i + 4 <= end; i += 4) {
-        int64_t l = column;
-        for (; l + 4 <= columnEnd; l += 4)
-          transpose4x4(job.src + source + i + l * sourceStride, sourceStride,
-                       job.dst + destination + i * destinationStride + l,
-                       destinationStride);
-        for (; l < columnEnd; ++l)
-          for (int64_t row = i; row < i + 4; ++row)
-            copy(row, l);
-      }
-      for (; i < end; ++i)
-        for (int64_t l = column; l < columnEnd; ++l)
-          copy(i, l);
-    }
+    for (int64_t column = 0; column < run; column += kTransposeTile)
+      job.copySquare(job.src + source + first + column * sourceStride,
+                     sourceStride,
+                     job.dst + destination + first * destinationStride + column,
+                     destinationStride, end - first,
+                     std::min(kTransposeTile, run - column));
   }
 };
 
 } // namespace
 
+SquareCopyISA hostSquareCopyISA() {
+  return host().hasAVX512 ? SquareCopyISA::AVX512 : SquareCopyISA::SSE;
+}
+
 LetterPermutation::LetterPermutation(const std::string &from,
                                      const std::string &to,
-                                     const std::map<char, int64_t> &sizes) {
+                                     const std::map<char, int64_t> &sizes,
+                                     SquareCopyISA isa)
+    : isa_(isa) {
   for (char letter : to) {
     const int64_t size = sizes.at(letter);
     elements_ *= size;
@@ -147,8 +225,9 @@ void LetterPermutation::apply(const float *src, float *dst) const {
   const auto contiguous = static_cast<size_t>(
       std::find(sourceStrides_.begin(), sourceStrides_.end(), 1) -
       sourceStrides_.begin());
-  PermutationJob job{
-      extents_, sourceStrides_, destinationStrides_, contiguous, src, dst};
+  PermutationJob job{extents_,   sourceStrides_,      destinationStrides_,
+                     contiguous, squareCopyFor(isa_), src,
+                     dst};
   const bool transposes = contiguous != last;
   const int64_t iterations =
       transposes

@@ -16,6 +16,15 @@
 
 namespace ttile::runtime {
 
+/// How a transposing copy moves a square of 16 x 16 floats: 4 x 4 at a
+/// time through SSE registers (any x86-64), or whole, in 16 AVX-512
+/// registers.
+enum class SquareCopyISA { SSE, AVX512 };
+
+/// AVX512 where the CPU ttile generates kernels for has it (host(), which
+/// TTILE_TARGET may narrow), else SSE.
+SquareCopyISA hostSquareCopyISA();
+
 /// A copy of a row-major tensor from one order of its letters into
 /// another: a run of contiguous floats at a time where the last letter
 /// stays last, else squares of 16 x 16 floats, read along the source's
@@ -24,9 +33,10 @@ class LetterPermutation {
 public:
   LetterPermutation() = default;
   /// From the letters `from`, the source's order, to `to`, the same
-  /// letters in the destination's.
+  /// letters in the destination's; squares moved with `isa`'s registers.
   LetterPermutation(const std::string &from, const std::string &to,
-                    const std::map<char, int64_t> &sizes);
+                    const std::map<char, int64_t> &sizes,
+                    SquareCopyISA isa = hostSquareCopyISA());
 
   /// Whether the two orders differ in memory (letters of size 1 aside).
   bool copies() const { return copies_; }
@@ -41,6 +51,7 @@ private:
   std::vector<int64_t> extents_, sourceStrides_, destinationStrides_;
   int64_t elements_ = 1;
   bool copies_ = false;
+  SquareCopyISA isa_ = SquareCopyISA::SSE;
 };
 
 } // namespace ttile::runtime

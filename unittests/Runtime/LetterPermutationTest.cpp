@@ -4,11 +4,13 @@
 // its letters' indices lands where the destination's order puts the same
 // indices; on runs (the last letter kept last), in squares of 16 (moved;
 // the square's edges cut where a size is no multiple of 16), with letters
-// of size 1, on the pool (large) and not (small).
+// of size 1, on the pool (large) and not (small); the squares moved
+// through SSE registers and, where the host has them, AVX-512 registers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/LetterPermutation.h"
+#include "Support/Host.h"
 
 #include <gtest/gtest.h>
 
@@ -30,10 +32,12 @@ int64_t offsetOf(const std::string &letters,
   return offset;
 }
 
-void expectPermutes(const std::string &from, const std::string &to,
-                    const std::map<char, int64_t> &sizes) {
-  SCOPED_TRACE(from + " -> " + to);
-  const LetterPermutation permutation(from, to, sizes);
+void expectPermutesWith(SquareCopyISA isa, const std::string &from,
+                        const std::string &to,
+                        const std::map<char, int64_t> &sizes) {
+  SCOPED_TRACE(from + " -> " + to +
+               (isa == SquareCopyISA::AVX512 ? " (AVX-512)" : " (SSE)"));
+  const LetterPermutation permutation(from, to, sizes, isa);
   std::vector<float> src(static_cast<size_t>(permutation.elements()));
   std::iota(src.begin(), src.end(), 0.0f);
   std::vector<float> dst(src.size(), -1.0f);
@@ -52,6 +56,14 @@ void expectPermutes(const std::string &from, const std::string &to,
   }
 }
 
+/// With each ISA the host can run.
+void expectPermutes(const std::string &from, const std::string &to,
+                    const std::map<char, int64_t> &sizes) {
+  expectPermutesWith(SquareCopyISA::SSE, from, to, sizes);
+  if (host().hasAVX512)
+    expectPermutesWith(SquareCopyISA::AVX512, from, to, sizes);
+}
+
 TEST(LetterPermutationTest, MovesEveryElementWhereTheOrderSays) {
   const std::map<char, int64_t> sizes{
       {'a', 5}, {'b', 3}, {'c', 4}, {'d', 2}, {'e', 1}};
@@ -67,6 +79,11 @@ TEST(LetterPermutationTest, MovesEveryElementWhereTheOrderSays) {
   expectPermutes("ij", "ji", square);   // a matrix transposed
   expectPermutes("bij", "jbi", square); // another letter between the two
   expectPermutes("ijb", "bji", square);
+  // The contiguous letter outermost, another between it and the last: the
+  // tiles run in the destination's order (attention's scores written back).
+  const std::map<char, int64_t> scores{{'q', 40}, {'k', 5}, {'h', 12}};
+  expectPermutes("khq", "qkh", scores);
+  expectPermutes("qkh", "khq", scores);
 }
 
 TEST(LetterPermutationTest, CopiesOnlyWhereTheLayoutsDiffer) {

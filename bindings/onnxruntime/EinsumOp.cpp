@@ -2,34 +2,11 @@
 
 #include "EinsumOp.h"
 
-#include <cctype>
 #include <map>
 #include <string>
 
 namespace ttile::onnxruntime {
 namespace {
-
-/// The letters of each operand, then of the output, of `equation`
-/// ("ab,bc->ac"), spaces dropped; the Contraction checks the rest.
-std::vector<std::string> termsOf(const std::string &equation) {
-  std::string compact;
-  for (char c : equation)
-    if (!std::isspace(static_cast<unsigned char>(c)))
-      compact += c;
-  const size_t arrow = compact.find("->");
-  if (arrow == std::string::npos)
-    throw Error("equation \"" + equation +
-                "\" has no '->'; ttile.Einsum needs its output written out "
-                "(ttile-onnx writes it)");
-  std::vector<std::string> terms(1);
-  for (char c : compact.substr(0, arrow))
-    if (c == ',')
-      terms.emplace_back();
-    else
-      terms.back() += c;
-  terms.push_back(compact.substr(arrow + 2));
-  return terms;
-}
 
 /// The contraction's parameters: the equation, and each letter's size
 /// from the operands' shapes; Y's shape.
@@ -38,7 +15,7 @@ ContractionParams paramsOf(const Ort::ConstKernelInfo &info,
                            std::vector<int64_t> &y) {
   ContractionParams p;
   p.einsum = info.GetAttribute<std::string>("equation");
-  const std::vector<std::string> terms = termsOf(p.einsum);
+  const std::vector<std::string> terms = einsumTerms(p.einsum);
   if (terms.size() != 3)
     throw Error("equation \"" + p.einsum + "\" has " +
                 std::to_string(terms.size() - 1) +

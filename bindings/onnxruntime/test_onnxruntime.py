@@ -394,7 +394,7 @@ class ErrorTest(unittest.TestCase):
         rewritten, _ = tool.rewrite(model, "nchw", 1, str(LIBRARY),
                                     say=lambda line: None)
         for value, expected in (
-                ("bij,bkj", "has no '->'"),
+                ("bij,bkj", "missing '->'"),
                 ("bij,bkj,bk->bik", "has 3 operands; ttile.Einsum takes two"),
                 ("bi,bkj->bik", "A [8,12,12] has 3 axes; equation "
                                 "\"bi,bkj->bik\" gives it 2"),

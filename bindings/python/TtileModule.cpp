@@ -20,7 +20,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
@@ -247,19 +246,6 @@ public:
   ttile::MatMul matmul_;
 };
 
-/// The letters of each operand, then of the output, of an einsum that
-/// ttile has validated (letters, ',' between operands, "->").
-std::vector<std::string> einsumTerms(const std::string &einsum) {
-  std::vector<std::string> terms(1);
-  for (char c : einsum) {
-    if (c == ',' || c == '>')
-      terms.emplace_back();
-    else if (std::isalpha(static_cast<unsigned char>(c)))
-      terms.back() += c;
-  }
-  return terms;
-}
-
 /// A term's numpy shape: its letters' sizes in order.
 Shape termShape(const std::string &term, const std::map<char, int64_t> &sizes) {
   Shape shape;
@@ -273,7 +259,7 @@ Shape termShape(const std::string &term, const std::map<char, int64_t> &sizes) {
 class PyContraction {
 public:
   explicit PyContraction(const ttile::ContractionParams &params)
-      : contraction_(params), terms_(einsumTerms(params.einsum)) {}
+      : contraction_(params), terms_(ttile::einsumTerms(params.einsum)) {}
   const ttile::Contraction &op() const { return contraction_; }
   const ttile::ContractionParams &params() const {
     return contraction_.params();
@@ -323,7 +309,7 @@ public:
 class PyContractionChain {
 public:
   explicit PyContractionChain(const ttile::ContractionChainParams &params)
-      : chain_(params), terms_(einsumTerms(params.einsum)) {}
+      : chain_(params), terms_(ttile::einsumTerms(params.einsum)) {}
   const ttile::ContractionChain &op() const { return chain_; }
 
   Shape shapeOf(int term) const {

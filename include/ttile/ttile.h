@@ -403,6 +403,8 @@ const char *ttile_last_error(void);
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)
@@ -720,6 +722,14 @@ struct ContractionParams {
   /// B is given once, to Contraction::setWeights(), as constant weights are.
   bool constantB = false;
 };
+
+/// The letters of each operand of an einsum in ContractionParams's
+/// notation, then of its output, spaces dropped: {"ab", "bc", "ac"} for
+/// "ab, bc -> ac". A tensor's shape is its letters' sizes in that order.
+/// Needs no sizes and counts no operands; throws ttile::Error, as
+/// Contraction() does, for a malformed string (its column named) or a
+/// letter twice in one tensor.
+std::vector<std::string> einsumTerms(std::string_view einsum);
 
 /// A contraction of one einsum and sizes, with the kernel that computes
 /// it: the same life cycle, threading and errors as Conv2D and MatMul. The

@@ -14,10 +14,15 @@
 #include "Runtime/ContractionProblem.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/TunedKernel.h"
+#include "Spec/SpecBuilders.h"
 #include "Support/ThreadPool.h"
 #include "ttile/ttile.h"
 
 namespace ttile {
+
+std::vector<std::string> einsumTerms(std::string_view einsum) {
+  return spec::einsumTerms(einsum);
+}
 
 struct Contraction::Impl {
   explicit Impl(const ContractionParams &params)

@@ -447,6 +447,17 @@ std::string inputName(size_t input) {
 
 } // namespace
 
+std::vector<std::string> einsumTerms(std::string_view einsum) {
+  std::vector<EinsumTerm> inputs;
+  EinsumTerm output;
+  EinsumParser(einsum).parse(inputs, output);
+  std::vector<std::string> terms;
+  for (EinsumTerm &input : inputs)
+    terms.push_back(std::move(input.letters));
+  terms.push_back(std::move(output.letters));
+  return terms;
+}
+
 Spec contraction(std::string_view einsum,
                  const std::map<char, int64_t> &sizes) {
   std::vector<EinsumTerm> inputs;

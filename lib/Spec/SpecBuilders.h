@@ -5,7 +5,9 @@
 #include "Spec/Spec.h"
 
 #include <map>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ttile::spec {
 
@@ -95,6 +97,11 @@ Spec matmul(const MatMulShape &shape);
 /// letters without a size, or repeated letters in one tensor.
 Spec contraction(std::string_view einsum,
                  const std::map<char, int64_t> &sizes);
+
+/// The letters of each input of an einsum string, then of its output,
+/// spaces dropped. Throws ttile::Error as contraction() does for a
+/// malformed string or a letter repeated in one tensor.
+std::vector<std::string> einsumTerms(std::string_view einsum);
 
 } // namespace ttile::spec
 

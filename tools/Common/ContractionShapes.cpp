@@ -136,18 +136,6 @@ std::string tccgToEinsum(std::string_view notation) {
   return tensors[1] + "," + tensors[2] + "->" + tensors[0];
 }
 
-std::array<std::string, 3> einsumTerms(std::string_view einsum) {
-  std::array<std::string, 3> terms;
-  size_t term = 0;
-  for (char c : einsum) {
-    if ((c == ',' || c == '>') && term < 2)
-      ++term;
-    else if (std::isalpha(static_cast<unsigned char>(c)))
-      terms[term] += c;
-  }
-  return terms;
-}
-
 const std::vector<std::string> &contractionSetNames() {
   static const std::vector<std::string> names = {"tccg", "tccg-small",
                                                  "extra"};

@@ -28,7 +28,6 @@
 
 #include "ttile/ttile.h"
 
-#include <array>
 #include <map>
 #include <string>
 #include <string_view>
@@ -60,11 +59,6 @@ std::map<char, int64_t> tccgSizes(const TccgCase &tccg, double tensorBytes,
 /// "abcd-aebf-dfce" as "fbea,ecfd->dcba"; throws ttile::Error for text
 /// that is not three letter lists joined by '-'.
 std::string tccgToEinsum(std::string_view notation);
-
-/// A two-operand einsum's terms: A's, B's and C's letters, spaces
-/// dropped ("ab, bc -> ac": "ab", "bc", "ac"), for an einsum that
-/// ttile::Contraction has accepted.
-std::array<std::string, 3> einsumTerms(std::string_view einsum);
 
 const std::vector<std::string> &contractionSetNames();
 

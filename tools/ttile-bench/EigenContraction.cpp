@@ -80,7 +80,8 @@ bool haveEigen(std::string &versionOrReason) {
 }
 
 OperandRun eigenRun(const ContractionParams &params) {
-  const auto [a, b, c] = tools::einsumTerms(params.einsum);
+  const std::vector<std::string> terms = einsumTerms(params.einsum);
+  const std::string &a = terms[0], &b = terms[1], &c = terms[2];
   EigenLayout layout;
   std::string left; // contract()'s result: A's free letters, then B's.
   for (size_t i = 0; i < a.size(); ++i) {

@@ -85,7 +85,8 @@ GemmOperand fit(const std::string &letters, const std::string &batch,
 
 void setUpTtgt(const ContractionParams &params, GemmPeer &gemm,
                PeerProblem::Contender &contender) {
-  const auto [a, b, c] = tools::einsumTerms(params.einsum);
+  const std::vector<std::string> terms = einsumTerms(params.einsum);
+  const std::string &a = terms[0], &b = terms[1], &c = terms[2];
   const std::map<char, int64_t> &sizes = params.sizes;
   std::string batch, freeA, freeB, summed;
   for (char letter : c)

@@ -67,7 +67,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -76,12 +75,14 @@ using namespace ttile::tools;
 
 namespace {
 
-/// Whether an --einsum has three operands: a ContractionChain's.
+/// Whether an --einsum has three operands: a ContractionChain's. A
+/// malformed one is not: Contraction() then says what is wrong with it.
 bool isChain(const ContractionParams &params) {
-  const std::string_view einsum = params.einsum;
-  return std::count(einsum.begin(),
-                    einsum.begin() + std::min(einsum.find("->"), einsum.size()),
-                    ',') == 2;
+  try {
+    return einsumTerms(params.einsum).size() == 4;
+  } catch (const Error &) {
+    return false;
+  }
 }
 
 ContractionChainParams chainParams(const ContractionParams &params) {

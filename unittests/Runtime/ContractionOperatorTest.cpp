@@ -371,6 +371,27 @@ void expectRefused(const ContractionParams &p, const std::string &part) {
   }
 }
 
+TEST(ContractionEinsumTerms, SplitsWithoutSizesAndRefusesAsContractionDoes) {
+  using Terms = std::vector<std::string>;
+  EXPECT_EQ(einsumTerms("ab, bc -> ac"), (Terms{"ab", "bc", "ac"}));
+  EXPECT_EQ(einsumTerms("ij,ji->"), (Terms{"ij", "ji", ""}));
+  EXPECT_EQ(einsumTerms("ikl,lj,kj->ij"), (Terms{"ikl", "lj", "kj", "ij"}));
+  const std::map<char, int64_t> sizes{{'a', 2}, {'b', 3}, {'c', 4}};
+  for (const auto &[einsum, part] :
+       {std::pair{"ab,bc", "missing '->'"},
+        {"aab,bc->ac", "letter 'a' at column 2 repeats in input 1"},
+        {"ab,b1->a", "unexpected character '1' at column 5"}}) {
+    expectRefused({einsum, sizes}, part);
+    try {
+      einsumTerms(einsum);
+      ADD_FAILURE() << einsum << " was split";
+    } catch (const Error &error) {
+      EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 TEST_F(ContractionOperatorTest, RefusesWhatItCannotCompute) {
   const std::map<char, int64_t> sizes{{'a', 2}, {'b', 3}, {'c', 4}};
   expectRefused({"ab,bc->ac", {{'a', 2}, {'b', 3}}}, "letter 'c' at column 9 has no size");

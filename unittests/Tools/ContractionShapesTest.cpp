@@ -38,12 +38,6 @@ TEST(ContractionShapes, SetsAreValidContractions) {
   EXPECT_THROW(contractionSet("tccg-huge"), Error);
 }
 
-TEST(ContractionShapes, EinsumTermsDropSpaces) {
-  EXPECT_EQ(einsumTerms("ab, bc -> ac"),
-            (std::array<std::string, 3>{"ab", "bc", "ac"}));
-  EXPECT_EQ(einsumTerms("fbea,ecfd->dcba")[2], "dcba");
-}
-
 TEST(ContractionShapes, ParsesEinsumsAndTccgNotation) {
   NamedContraction tccg = parseContraction("abc-abd-dc", "a:8,b:4,c:24,d:5");
   EXPECT_EQ(tccg.params.einsum, "dba,cd->cba");

@@ -212,15 +212,22 @@ ContractionProblem::ContractionProblem(const ContractionParams &params)
     refusal = error.what();
   }
   std::optional<LayoutReordering> reordering;
+  // Each candidate's form, by its terms, so that the one kept is not
+  // built again.
+  std::map<std::string, KernelForm> candidateForms;
   if (!form || LayoutReordering::hasOneLaneVector(form->spec))
     reordering = LayoutReordering::find(
         terms, sizes, params.constantB,
         [&](const EinsumTerms &candidate,
             const std::map<char, int64_t> &candidateSizes) {
-          return formOf(candidate, candidateSizes, /*fuseVector=*/false).spec;
+          return candidateForms
+              .insert_or_assign(candidate.str(),
+                                formOf(candidate, candidateSizes,
+                                       /*fuseVector=*/false))
+              .first->second.spec;
         });
   if (reordering) {
-    form = formOf(reordering->terms(), sizes, /*fuseVector=*/false);
+    form = std::move(candidateForms.at(reordering->terms().str()));
     orders_ = reordering->orders();
     reordersToVectorize_ = true;
     form->rewrites += (form->rewrites.empty() ? "" : "; ") + reordering->str();

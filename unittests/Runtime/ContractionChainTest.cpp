@@ -208,6 +208,13 @@ TEST_F(ContractionChainTest, RefusesWhatItCannotComputeByName) {
       "sizes gives 'z', which is no letter of it");
   expectRefused({"ij,jk,kl->il", {{'i', 2}, {'j', 0}, {'k', 2}, {'l', 2}}},
                 "sizes['j']");
+  // Every tensor within the bounds, but each order's intermediate holds
+  // two of a, b, c and x: 2^41 elements.
+  const int64_t side = int64_t{1} << 13;
+  expectRefused({"ax,bx,cx->abc",
+                 {{'a', side}, {'b', side}, {'c', side}, {'x', 4 * side}}},
+                "no order of it is two contractions ttile computes "
+                "(ax,bx->abx; abx,cx->abc: contraction \"ax,bx->abx\": ");
 }
 
 TEST_F(ContractionChainTest, RefusesBadBuffersByName) {

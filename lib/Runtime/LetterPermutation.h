@@ -2,8 +2,8 @@
 //
 // The copy of a row-major tensor whose axes are named by letters, as an
 // einsum's are, from one order of the letters into another: the operands
-// and outputs that VectorIndexFusion.h reorders around a contraction's
-// kernel.
+// and outputs that VectorIndexFusion.h and LayoutReordering.h reorder
+// around a contraction's kernel (TensorOrders.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_LETTERPERMUTATION_H

@@ -101,35 +101,20 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
 
 } // namespace
 
-ConvKernel::ConvKernel(const OrtApi &api, const OrtKernelInfo *rawInfo,
-                       const SessionSettings &settings)
-    : api_(api), settings_(settings),
-      conv_(paramsOf(Ort::ConstKernelInfo(rawInfo))) {
-  Ort::ConstKernelInfo info(rawInfo);
-  const Conv2DParams &p = conv_.params();
-  inputShape_ = p.layout == Layout::NHWC
-                    ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
-                    : std::vector<int64_t>{p.N, p.C, p.H, p.W};
-  outputShape_ =
-      p.layout == Layout::NHWC
-          ? std::vector<int64_t>{p.N, conv_.outH(), conv_.outW(), p.K}
-          : std::vector<int64_t>{p.N, p.K, conv_.outH(), conv_.outW()};
-  hasBias_ = info.GetInputCount() > 2;
-  conv_.tune(settings.tuning);
-  if (p.constantWeights)
-    conv_.setWeights(constantInput(info, 1));
-}
-
-void ConvKernel::compute(OrtKernelContext *context) {
-  const Conv2DParams &p = conv_.params();
-  conv_.run(runArgsOf(api_, context,
-                      {ConvOp::kName, "X", inputShape_, outputShape_,
-                       p.constantWeights, hasBias_, p.residual},
-                      settings_));
-}
-
-OrtStatusPtr ConvKernel::ComputeV2(OrtKernelContext *context) {
-  return computeWithStatus(api_, ConvOp::kName, [&] { compute(context); });
+Conv2D ConvOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
+  Conv2D conv(paramsOf(info));
+  const Conv2DParams &p = conv.params();
+  const bool nhwc = p.layout == Layout::NHWC;
+  run = {kName,
+         "X",
+         nhwc ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
+              : std::vector<int64_t>{p.N, p.C, p.H, p.W},
+         nhwc ? std::vector<int64_t>{p.N, conv.outH(), conv.outW(), p.K}
+              : std::vector<int64_t>{p.N, p.K, conv.outH(), conv.outW()},
+         p.constantWeights,
+         info.GetInputCount() > 2,
+         p.residual};
+  return conv;
 }
 
 } // namespace ttile::onnxruntime

@@ -25,32 +25,14 @@
 
 #include "OpSupport.h"
 
-#include <cstdint>
-#include <vector>
-
 namespace ttile::onnxruntime {
 
-/// One ttile.Conv node of a session: its tuned convolution.
-class ConvKernel {
-public:
-  ConvKernel(const OrtApi &api, const OrtKernelInfo *info,
-             const SessionSettings &settings);
-  OrtStatusPtr ComputeV2(OrtKernelContext *context);
-
-private:
-  void compute(OrtKernelContext *context);
-
-  const OrtApi &api_;
-  const SessionSettings settings_;
-  Conv2D conv_;
-  std::vector<int64_t> inputShape_, outputShape_;
-  bool hasBias_ = false;
-};
-
 /// Inputs X, W, B, Residual: the first two required.
-struct ConvOp : TtileOp<ConvOp, ConvKernel, 4, 2> {
+struct ConvOp : TtileOp<ConvOp, NodeKernel<ConvOp, Conv2D>, 4, 2> {
   static constexpr const char *kName = "Conv";
   using TtileOp::TtileOp;
+  /// The node's convolution, and what its runs are checked against.
+  static Conv2D create(const Ort::ConstKernelInfo &info, NodeRun &run);
 };
 
 } // namespace ttile::onnxruntime

@@ -54,30 +54,13 @@ ContractionParams paramsOf(const Ort::ConstKernelInfo &info,
 
 } // namespace
 
-EinsumKernel::EinsumKernel(const OrtApi &api, const OrtKernelInfo *info,
-                           const SessionSettings &settings)
-    : EinsumKernel(api, Ort::ConstKernelInfo(info), settings) {}
-
-EinsumKernel::EinsumKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
-                           const SessionSettings &settings)
-    : api_(api), settings_(settings),
-      aShape_(staticShape(info, 0, "A", EinsumOp::kName)),
-      contraction_(paramsOf(info, aShape_, yShape_)) {
-  contraction_.tune(settings.tuning);
-  if (contraction_.params().constantB)
-    contraction_.setWeights(constantInput(info, 1));
-}
-
-void EinsumKernel::compute(OrtKernelContext *context) {
-  contraction_.run(runArgsOf(api_, context,
-                             {EinsumOp::kName, "A", aShape_, yShape_,
-                              contraction_.params().constantB,
-                              /*hasBias=*/false, /*residual=*/false},
-                             settings_));
-}
-
-OrtStatusPtr EinsumKernel::ComputeV2(OrtKernelContext *context) {
-  return computeWithStatus(api_, EinsumOp::kName, [&] { compute(context); });
+Contraction EinsumOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
+  run.opName = kName;
+  run.inputRole = "A";
+  run.inputShape = staticShape(info, 0, "A", kName);
+  Contraction contraction(paramsOf(info, run.inputShape, run.outputShape));
+  run.constantWeights = contraction.params().constantB;
+  return contraction;
 }
 
 } // namespace ttile::onnxruntime

@@ -21,33 +21,14 @@
 
 #include "OpSupport.h"
 
-#include <cstdint>
-#include <vector>
-
 namespace ttile::onnxruntime {
 
-/// One ttile.Einsum node of a session: its tuned contraction.
-class EinsumKernel {
-public:
-  EinsumKernel(const OrtApi &api, const OrtKernelInfo *info,
-               const SessionSettings &settings);
-  OrtStatusPtr ComputeV2(OrtKernelContext *context);
-
-private:
-  EinsumKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
-               const SessionSettings &settings);
-  void compute(OrtKernelContext *context);
-
-  const OrtApi &api_;
-  const SessionSettings settings_;
-  std::vector<int64_t> aShape_, yShape_;
-  Contraction contraction_;
-};
-
 /// Inputs A and B, both required.
-struct EinsumOp : TtileOp<EinsumOp, EinsumKernel, 2, 2> {
+struct EinsumOp : TtileOp<EinsumOp, NodeKernel<EinsumOp, Contraction>, 2, 2> {
   static constexpr const char *kName = "Einsum";
   using TtileOp::TtileOp;
+  /// The node's contraction, and what its runs are checked against.
+  static Contraction create(const Ort::ConstKernelInfo &info, NodeRun &run);
 };
 
 } // namespace ttile::onnxruntime

@@ -66,31 +66,15 @@ MatMulParams paramsOf(const Ort::ConstKernelInfo &info,
 
 } // namespace
 
-MatMulKernel::MatMulKernel(const OrtApi &api, const OrtKernelInfo *info,
-                           const SessionSettings &settings)
-    : MatMulKernel(api, Ort::ConstKernelInfo(info), settings) {}
-
-MatMulKernel::MatMulKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
-                           const SessionSettings &settings)
-    : api_(api), settings_(settings),
-      aShape_(staticShape(info, 0, "A", MatMulOp::kName)),
-      matmul_(paramsOf(info, aShape_, yShape_)),
-      hasBias_(info.GetInputCount() > 2) {
-  matmul_.tune(settings.tuning);
-  if (matmul_.params().constantB)
-    matmul_.setWeights(constantInput(info, 1));
-}
-
-void MatMulKernel::compute(OrtKernelContext *context) {
-  const MatMulParams &p = matmul_.params();
-  matmul_.run(runArgsOf(api_, context,
-                        {MatMulOp::kName, "A", aShape_, yShape_, p.constantB,
-                         hasBias_, p.residual},
-                        settings_));
-}
-
-OrtStatusPtr MatMulKernel::ComputeV2(OrtKernelContext *context) {
-  return computeWithStatus(api_, MatMulOp::kName, [&] { compute(context); });
+MatMul MatMulOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
+  run.opName = kName;
+  run.inputRole = "A";
+  run.inputShape = staticShape(info, 0, "A", kName);
+  MatMul matmul(paramsOf(info, run.inputShape, run.outputShape));
+  run.constantWeights = matmul.params().constantB;
+  run.hasBias = info.GetInputCount() > 2;
+  run.residual = matmul.params().residual;
+  return matmul;
 }
 
 } // namespace ttile::onnxruntime

@@ -27,34 +27,14 @@
 
 #include "OpSupport.h"
 
-#include <cstdint>
-#include <vector>
-
 namespace ttile::onnxruntime {
 
-/// One ttile.MatMul node of a session: its tuned product.
-class MatMulKernel {
-public:
-  MatMulKernel(const OrtApi &api, const OrtKernelInfo *info,
-               const SessionSettings &settings);
-  OrtStatusPtr ComputeV2(OrtKernelContext *context);
-
-private:
-  MatMulKernel(const OrtApi &api, const Ort::ConstKernelInfo &info,
-               const SessionSettings &settings);
-  void compute(OrtKernelContext *context);
-
-  const OrtApi &api_;
-  const SessionSettings settings_;
-  std::vector<int64_t> aShape_, yShape_;
-  MatMul matmul_;
-  bool hasBias_ = false;
-};
-
 /// Inputs A, B, Bias, Residual: the first two required.
-struct MatMulOp : TtileOp<MatMulOp, MatMulKernel, 4, 2> {
+struct MatMulOp : TtileOp<MatMulOp, NodeKernel<MatMulOp, MatMul>, 4, 2> {
   static constexpr const char *kName = "MatMul";
   using TtileOp::TtileOp;
+  /// The node's product, and what its runs are checked against.
+  static MatMul create(const Ort::ConstKernelInfo &info, NodeRun &run);
 };
 
 } // namespace ttile::onnxruntime

@@ -86,13 +86,13 @@ const float *constantInput(const Ort::ConstKernelInfo &info, size_t index);
 /// inputs (X or A, W or B, Bias, Residual), the last two optional, and one
 /// output.
 struct NodeRun {
-  const char *opName;                     ///< "Conv".
-  const char *inputRole;                  ///< "X", for messages.
-  const std::vector<int64_t> &inputShape; ///< Created and tuned for it.
-  const std::vector<int64_t> &outputShape;
-  bool constantWeights; ///< Given to setWeights(): input 1 is not read.
-  bool hasBias;         ///< The node has input 2 (which may be empty).
-  bool residual;        ///< The node has input 3.
+  const char *opName = "";         ///< "Conv".
+  const char *inputRole = "";      ///< "X", for messages.
+  std::vector<int64_t> inputShape; ///< Created and tuned for it.
+  std::vector<int64_t> outputShape;
+  bool constantWeights = false; ///< Given to setWeights(): input 1 is not read.
+  bool hasBias = false;         ///< The node has input 2 (which may be empty).
+  bool residual = false;        ///< The node has input 3.
 };
 
 /// The RunArgs of one run of `node`: its inputs, checked against the shape
@@ -109,8 +109,8 @@ inline constexpr int kResidualInput = 3;
 /// The base of every op of the domain: FP32 inputs and outputs, the first
 /// `RequiredInputs` required and the rest optional, and kernels created
 /// and computed with errors turned into statuses, "ttile.<Name> (node N):
-/// ...". `Kernel` has a constructor (api, info, settings) and
-/// compute(OrtKernelContext *).
+/// ...". `Kernel` (a NodeKernel) has a constructor (api, info, settings)
+/// and ComputeV2(OrtKernelContext *).
 template <class Op, class Kernel, size_t Inputs, size_t RequiredInputs>
 struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
   explicit TtileOp(const SessionSettings &settings) : settings(settings) {
@@ -185,6 +185,36 @@ OrtStatusPtr computeWithStatus(const OrtApi &api, const char *opName,
         (std::string("ttile.") + opName + ": " + error.what()).c_str());
   }
 }
+
+/// The kernel of every op of the domain: `Operator` (Conv2D, MatMul,
+/// Contraction) as `Op::create(info, run)` builds it from the node, filling
+/// `run` with what each Run is checked against; tuned here, when the
+/// session creates the kernel (through the cache, so that a second session
+/// starts at once), never on a Run; weights that are an initializer given
+/// to setWeights() once.
+template <class Op, class Operator> class NodeKernel {
+public:
+  NodeKernel(const OrtApi &api, const OrtKernelInfo *info,
+             const SessionSettings &settings)
+      : api_(api), settings_(settings),
+        operator_(Op::create(Ort::ConstKernelInfo(info), run_)) {
+    operator_.tune(settings.tuning);
+    if (run_.constantWeights)
+      operator_.setWeights(constantInput(Ort::ConstKernelInfo(info), 1));
+  }
+
+  OrtStatusPtr ComputeV2(OrtKernelContext *context) {
+    return computeWithStatus(api_, Op::kName, [&] {
+      operator_.run(runArgsOf(api_, context, run_, settings_));
+    });
+  }
+
+private:
+  const OrtApi &api_;
+  const SessionSettings settings_;
+  NodeRun run_; ///< Before operator_, which fills it.
+  Operator operator_;
+};
 
 } // namespace ttile::onnxruntime
 

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 namespace ttile::search {
 namespace {
@@ -24,6 +26,19 @@ constexpr int64_t kPrefetchStrideBytes = 4096;
 struct Layout {
   std::vector<int64_t> extents;
   std::vector<int64_t> strides; ///< In elements.
+  /// The axes from the innermost (smallest stride) out, ties in axis
+  /// order: runsOf() walks them for every tile the model prices, so they
+  /// are sorted once, here.
+  std::vector<size_t> inward;
+
+  Layout(std::vector<int64_t> extents, std::vector<int64_t> strides)
+      : extents(std::move(extents)), strides(std::move(strides)),
+        inward(this->strides.size()) {
+    std::iota(inward.begin(), inward.end(), 0);
+    std::stable_sort(inward.begin(), inward.end(), [&](size_t a, size_t b) {
+      return this->strides[a] < this->strides[b];
+    });
+  }
 };
 
 /// The cache lines a tile of one tensor touches, and the share of a cache
@@ -37,11 +52,10 @@ struct TileLines {
 
 /// The layout of `tensor` as stored.
 Layout storedLayout(const spec::Tensor &tensor) {
-  Layout layout;
+  std::vector<int64_t> extents;
   for (const spec::TensorAxis &axis : tensor.axes)
-    layout.extents.push_back(axis.extent);
-  layout.strides = tensor.strides();
-  return layout;
+    extents.push_back(axis.extent);
+  return Layout(std::move(extents), tensor.strides());
 }
 
 /// How a tile of one tensor lies in memory: `count` runs of `length`
@@ -61,12 +75,7 @@ Runs runsOf(const spec::Spec &spec, int tensor, const Layout &layout,
             const std::vector<int64_t> &tile) {
   const spec::Tensor &stored = spec.tensors[tensor];
   const int64_t elementBytes = spec::elementSize(stored.type);
-  // Axes from the innermost (smallest stride) out.
-  std::vector<size_t> inward(stored.axes.size());
-  std::iota(inward.begin(), inward.end(), 0);
-  std::stable_sort(inward.begin(), inward.end(), [&](size_t a, size_t b) {
-    return layout.strides[a] < layout.strides[b];
-  });
+  const std::vector<size_t> &inward = layout.inward;
   Runs runs;
   bool extending = !inward.empty() && layout.strides[inward.front()] == 1;
   runs.aligned = extending;
@@ -138,14 +147,17 @@ struct Layouts {
       current.push_back(storedLayout(tensor));
   }
 
-  /// Below `node`: its Pack's tensor read from the packed buffer.
-  Layouts below(const scheme::TileNode &node) const {
+  /// Below `node`: its Pack's tensor read from the packed buffer. Only a
+  /// Pack copies the layouts, into `packed`: the model walks every node of
+  /// every candidate it ranks, and below the others they are these.
+  const Layouts &below(const scheme::TileNode &node,
+                       std::optional<Layouts> &packed) const {
     if (node.kind != scheme::TileNode::Kind::Pack)
       return *this;
-    Layouts inner = *this;
+    packed = *this;
     const codegen::PackBuffer &buffer = scratch->buffers.at(&node);
-    inner.current[node.tensor] = {buffer.extents, buffer.strides};
-    return inner;
+    packed->current[node.tensor] = Layout(buffer.extents, buffer.strides);
+    return *packed;
   }
 };
 
@@ -207,7 +219,8 @@ double loopVolume(const scheme::TileNode &node, size_t from,
   TileLines lines =
       footprint(innerLoopsExtent(node, from), spec, layouts, sets, inRegion);
   const bool innermost = from + 1 >= node.loops.size();
-  const Layouts inner = layouts.below(node);
+  std::optional<Layouts> packed;
+  const Layouts &inner = layouts.below(node, packed);
   const bool childrenFit =
       innermost
           ? std::all_of(node.children.begin(), node.children.end(),

@@ -105,15 +105,15 @@ Conv2D ConvOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
   Conv2D conv(paramsOf(info));
   const Conv2DParams &p = conv.params();
   const bool nhwc = p.layout == Layout::NHWC;
-  run = {kName,
-         "X",
-         nhwc ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
-              : std::vector<int64_t>{p.N, p.C, p.H, p.W},
-         nhwc ? std::vector<int64_t>{p.N, conv.outH(), conv.outW(), p.K}
-              : std::vector<int64_t>{p.N, p.K, conv.outH(), conv.outW()},
-         p.constantWeights,
-         info.GetInputCount() > 2,
-         p.residual};
+  run.inputRole = "X";
+  run.inputShape = nhwc ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
+                        : std::vector<int64_t>{p.N, p.C, p.H, p.W};
+  run.outputShape =
+      nhwc ? std::vector<int64_t>{p.N, conv.outH(), conv.outW(), p.K}
+           : std::vector<int64_t>{p.N, p.K, conv.outH(), conv.outW()};
+  run.constantWeights = p.constantWeights;
+  run.hasBias = info.GetInputCount() > 2;
+  run.residual = p.residual;
   return conv;
 }
 

@@ -55,7 +55,6 @@ ContractionParams paramsOf(const Ort::ConstKernelInfo &info,
 } // namespace
 
 Contraction EinsumOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
-  run.opName = kName;
   run.inputRole = "A";
   run.inputShape = staticShape(info, 0, "A", kName);
   Contraction contraction(paramsOf(info, run.inputShape, run.outputShape));

@@ -67,7 +67,6 @@ MatMulParams paramsOf(const Ort::ConstKernelInfo &info,
 } // namespace
 
 MatMul MatMulOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
-  run.opName = kName;
   run.inputRole = "A";
   run.inputShape = staticShape(info, 0, "A", kName);
   MatMul matmul(paramsOf(info, run.inputShape, run.outputShape));

@@ -188,7 +188,8 @@ OrtStatusPtr computeWithStatus(const OrtApi &api, const char *opName,
 
 /// The kernel of every op of the domain: `Operator` (Conv2D, MatMul,
 /// Contraction) as `Op::create(info, run)` builds it from the node, filling
-/// `run` with what each Run is checked against; tuned here, when the
+/// `run` (its op name already set) with what each Run is checked against;
+/// tuned here, when the
 /// session creates the kernel (through the cache, so that a second session
 /// starts at once), never on a Run; weights that are an initializer given
 /// to setWeights() once.
@@ -196,7 +197,7 @@ template <class Op, class Operator> class NodeKernel {
 public:
   NodeKernel(const OrtApi &api, const OrtKernelInfo *info,
              const SessionSettings &settings)
-      : api_(api), settings_(settings),
+      : api_(api), settings_(settings), run_{Op::kName},
         operator_(Op::create(Ort::ConstKernelInfo(info), run_)) {
     operator_.tune(settings.tuning);
     if (run_.constantWeights)

@@ -165,4 +165,16 @@ NamedContraction parseContraction(std::string_view notation,
            runtime::parseContractionSizes(sizes)}};
 }
 
+bool isChain(const ContractionParams &params) {
+  try {
+    return einsumTerms(params.einsum).size() == 4;
+  } catch (const Error &) {
+    return false;
+  }
+}
+
+ContractionChainParams chainParams(const ContractionParams &params) {
+  return {params.einsum, params.sizes};
+}
+
 } // namespace ttile::tools

@@ -70,6 +70,13 @@ std::vector<NamedContraction> contractionSet(std::string_view set);
 NamedContraction parseContraction(std::string_view notation,
                                   std::string_view sizes);
 
+/// Whether an einsum has three operands: a ContractionChain's. A malformed
+/// one is not: Contraction() then says what is wrong with it.
+bool isChain(const ContractionParams &params);
+
+/// The chain of a three-operand `params` (isChain).
+ContractionChainParams chainParams(const ContractionParams &params);
+
 } // namespace ttile::tools
 
 #endif // TTILE_TOOLS_COMMON_CONTRACTIONSHAPES_H

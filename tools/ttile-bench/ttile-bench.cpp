@@ -1,6 +1,9 @@
 //===- ttile-bench.cpp - Figures of ttile, measured -----------------------===//
 //
-//   ttile-bench warm-start (--net NAME | --layer DESC)... [--runs N]
+//   ttile-bench warm-start (--net NAME | --layer DESC | --matmul MxNxK[,batch]
+//                           | --set NAME | --einsum E --sizes S)... [--case
+//                           N]...
+//                          [--trials N] [--runs N]
 //   ttile-bench strategies (--net NAME | --layer DESC)... [--trials N]
 //                          [--seeds N]
 //   ttile-bench compare (--net NAME | --layer DESC)... [--layout any|nhwc|nchw]
@@ -20,11 +23,12 @@
 //                           [--threads N] [--trials N] [--rounds N] [--json F]
 //   ttile-bench fork-join [--threads N]
 //
-// warm-start: what an application pays, in a new process, to construct a
-// Conv2D whose kernel is in the cache and run it once, beyond the kernel's
-// own time: constructing, loading and linking the cached object code, and
-// the first call. A layer missing from the cache is tuned (and reported as
-// such); run the command again to measure it warm.
+// warm-start: what an application pays, in a new process, to construct
+// an operator whose kernels are in the cache and run it once, beyond the
+// kernels' own time (WarmStart.h): layers, --matmul, contractions and
+// three-operand einsums (ContractionChain). A problem missing from the
+// cache is tuned (and reported as such); run the command again to measure
+// it warm.
 //
 // strategies: for each layer and seed, the best GFLOP/s found with the same
 // number of measured candidates by plain random sampling and by ranking ten
@@ -78,6 +82,7 @@
 #include "Networks.h"
 #include "OneDnnConv.h"
 #include "ToolMain.h"
+#include "WarmStart.h"
 
 #include "Runtime/ConvParams.h"
 #include "Search/Tuner.h"
@@ -105,13 +110,6 @@ using Clock = std::chrono::steady_clock;
 
 double millisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle]
-                           : (values[middle - 1] + values[middle]) / 2;
 }
 
 const std::map<std::string, bench::LayoutMode> kLayoutModes = {
@@ -201,39 +199,23 @@ nlohmann::json readJsonFile(const std::string &path) {
   return json;
 }
 
-/// Returns false when the layer was not in the cache (then tuned).
-bool warmStart(const tools::NamedLayer &layer, int runs) {
-  Clock::time_point start = Clock::now();
-  Conv2D conv(layer.params);
-  double constructMs = millisecondsSince(start);
-
-  Clock::time_point loading = Clock::now();
-  conv.tune();
-  double tuneMs = millisecondsSince(loading);
-  if (!conv.tuneInfo().cacheHit) {
-    std::printf("%-14s miss: tuned in %.1f s; run again to measure it warm\n",
-                layer.name.c_str(), tuneMs / 1e3);
-    return false;
+/// The problems of warm-start: the layers, each --matmul, then the
+/// contractions (a three-operand einsum as a ContractionChain).
+std::vector<bench::WarmStartProblem> warmStartProblems(const Options &options) {
+  std::vector<bench::WarmStartProblem> problems;
+  for (tools::NamedLayer &layer : layersOf(options))
+    problems.push_back({layer.name, layer.params});
+  for (const std::string &text : options.matMuls) {
+    tools::NamedMatMul matmul = tools::parseMatMul(text);
+    problems.push_back({matmul.name, matmul.params});
   }
-
-  std::vector<float> input(static_cast<size_t>(conv.inputElements()), 0.5f),
-      weights(static_cast<size_t>(conv.weightElements()), 0.25f),
-      output(static_cast<size_t>(conv.outputElements()));
-  Clock::time_point first = Clock::now();
-  conv.run(input.data(), weights.data(), nullptr, output.data());
-  double firstRunMs = millisecondsSince(first);
-  std::vector<double> steady;
-  for (int i = 0; i < runs; ++i) {
-    Clock::time_point call = Clock::now();
-    conv.run(input.data(), weights.data(), nullptr, output.data());
-    steady.push_back(millisecondsSince(call));
-  }
-  double kernelMs = median(steady);
-  double overheadMs = constructMs + tuneMs + firstRunMs - kernelMs;
-  std::printf("%-14s hit   %10.2f %12.2f %10.2f %10.2f %10.2f\n",
-              layer.name.c_str(), constructMs, tuneMs, firstRunMs, kernelMs,
-              overheadMs);
-  return true;
+  for (tools::NamedContraction &contraction : contractionsOf(options))
+    if (tools::isChain(contraction.params))
+      problems.push_back(
+          {contraction.name, tools::chainParams(contraction.params)});
+    else
+      problems.push_back({contraction.name, contraction.params});
+  return problems;
 }
 
 /// Best GFLOP/s of each strategy for one layer, per seed; returns how many
@@ -534,6 +516,10 @@ int main(int argc, char **argv) {
   CLI::App *warm = app.add_subcommand(
       "warm-start", "overhead of a new process running cached kernels");
   addLayerOptions(*warm, options);
+  warm->add_option("--matmul", options.matMuls, "a matmul, MxNxK[,batch]");
+  addContractionOptions(*warm, options);
+  warm->add_option("--trials", options.trials, "for problems not tuned yet")
+      ->check(CLI::Range(1, 100000));
   warm->add_option("--runs", options.runs,
                    "calls whose median is the kernel's own time")
       ->check(CLI::Range(1, 100000));
@@ -707,10 +693,10 @@ int main(int argc, char **argv) {
     }
     if (*convergence)
       return runConvergence(options);
-    std::vector<tools::NamedLayer> layers = layersOf(options);
-    if (layers.empty())
-      throw CLI::ValidationError("--net/--layer", "give at least one layer");
     if (*strategies) {
+      std::vector<tools::NamedLayer> layers = layersOf(options);
+      if (layers.empty())
+        throw CLI::ValidationError("--net/--layer", "give at least one layer");
       std::printf("%-14s %4s %12s %12s %8s  %s\n", "layer", "seed",
                   "random GF/s", "model GF/s", "ratio", "winner");
       int wins = 0, searches = 0;
@@ -723,15 +709,17 @@ int main(int argc, char **argv) {
                   wins, searches, options.trials);
       return 0;
     }
-    std::printf("%-14s cache %10s %12s %10s %10s %10s   (milliseconds)\n",
-                "layer", "construct", "load+link", "first run", "kernel",
-                "overhead");
+    std::vector<bench::WarmStartProblem> problems = warmStartProblems(options);
+    if (problems.empty())
+      throw CLI::ValidationError("--net/--layer/--matmul/--set/--einsum",
+                                 "give at least one problem");
+    bench::printWarmStartHeader();
     bool allWarm = true;
-    for (const tools::NamedLayer &layer : layers)
-      allWarm &= warmStart(layer, options.runs);
+    for (const bench::WarmStartProblem &problem : problems)
+      allWarm &= bench::warmStart(problem, options.runs, options.trials);
     std::printf("process: %.1f ms from main() to the end%s\n",
                 millisecondsSince(processStart),
-                allWarm ? "" : " (some layers were tuned)");
+                allWarm ? "" : " (some problems were tuned)");
     return 0;
   });
 }

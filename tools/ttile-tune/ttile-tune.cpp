@@ -75,20 +75,6 @@ using namespace ttile::tools;
 
 namespace {
 
-/// Whether an --einsum has three operands: a ContractionChain's. A
-/// malformed one is not: Contraction() then says what is wrong with it.
-bool isChain(const ContractionParams &params) {
-  try {
-    return einsumTerms(params.einsum).size() == 4;
-  } catch (const Error &) {
-    return false;
-  }
-}
-
-ContractionChainParams chainParams(const ContractionParams &params) {
-  return {params.einsum, params.sizes};
-}
-
 constexpr int ExitLayerFailed = 1;
 constexpr int ExitUsage = 2;
 

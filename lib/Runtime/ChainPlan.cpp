@@ -2,9 +2,11 @@
 
 #include "Runtime/ChainPlan.h"
 
+#include "Cache/ChoiceCache.h"
 #include "Runtime/ContractionProblem.h"
 #include "Search/Tuner.h"
 #include "Support/Logging.h"
+#include "Support/ThreadPool.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -69,6 +71,70 @@ std::map<char, int64_t> sizesOf(std::string_view einsum,
   return used;
 }
 
+/// Every plan planChain() weighs, in order: for each pair of the operands,
+/// each layout of its intermediate; their steps set, nothing checked yet.
+std::vector<ChainPlan> candidatePlans(const EinsumTerms &terms,
+                                      const std::map<char, int64_t> &sizes) {
+  std::vector<ChainPlan> plans;
+  for (auto [first, second] : {std::pair{0, 1}, {0, 2}, {1, 2}}) {
+    const int third = 3 - first - second;
+    const std::string &x = terms.operands[first];
+    const std::string &y = terms.operands[second];
+    const std::string &z = terms.operands[third];
+    std::string kept;
+    for (char letter : x + y)
+      if ((holdsLetter(z, letter) || holdsLetter(terms.output, letter)) &&
+          !holdsLetter(kept, letter))
+        kept += letter;
+    for (const std::string &layout :
+         intermediateLayouts(x, y, z, terms.output, kept)) {
+      ChainPlan &plan = plans.emplace_back();
+      const std::string pair = x + "," + y + "->" + layout;
+      plan.steps[0] = {{pair, sizesOf(pair, sizes)}, {first, second}};
+      // The intermediate takes the place of the pair's first operand.
+      const bool intermediateFirst = first < third;
+      const std::string rest =
+          (intermediateFirst ? layout + "," + z : z + "," + layout) + "->" +
+          terms.output;
+      plan.steps[1] = {{rest, sizesOf(rest, sizes)},
+                       intermediateFirst
+                           ? std::array{ChainStep::kIntermediate, third}
+                           : std::array{third, ChainStep::kIntermediate}};
+    }
+  }
+  return plans;
+}
+
+/// Completes `plan` from its steps' problems. `priced`: returns what the
+/// model expects its two steps to take (0 otherwise): search::modelCycles
+/// of each, and a cycle for each element a step copies (a step whose kernel
+/// reads or writes a tensor in another order copies it at every run).
+/// Throws ttile::Error where a step is no contraction ttile computes.
+double completePlan(ChainPlan &plan, bool priced) {
+  const ContractionProblem pairProblem(plan.steps[0].params);
+  const ContractionProblem restProblem(plan.steps[1].params);
+  plan.intermediateElements = pairProblem.cElements();
+  plan.reordersToVectorize =
+      pairProblem.reordersToVectorize() || restProblem.reordersToVectorize();
+  if (!priced)
+    return 0;
+  return search::modelCycles(pairProblem.spec()) +
+         search::modelCycles(restProblem.spec()) +
+         static_cast<double>(pairProblem.orders().elementsCopiedPerRun(false) +
+                             restProblem.orders().elementsCopiedPerRun(false));
+}
+
+/// The key planChain() keeps its choice under (Cache/ChoiceCache.h).
+cache::CacheKey choiceKey(const ContractionChainParams &params) {
+  cache::CacheKey key;
+  key.add("choice", "contraction chain");
+  key.add("einsum", params.einsum);
+  for (auto [letter, size] : params.sizes)
+    key.add(std::string(1, letter), size);
+  key.add("threads", workerCount());
+  return key;
+}
+
 } // namespace
 
 std::string ChainPlan::str() const {
@@ -87,61 +153,49 @@ ChainPlan planChain(const ContractionChainParams &params) {
                      "Contraction two)",
                      terms.operands.size(),
                      terms.operands.size() == 1 ? "" : "s"));
+  std::vector<ChainPlan> plans = candidatePlans(terms, params.sizes);
 
-  std::optional<ChainPlan> best;
-  std::vector<std::string> refusals;
-  for (auto [first, second] : {std::pair{0, 1}, {0, 2}, {1, 2}}) {
-    const int third = 3 - first - second;
-    const std::string &x = terms.operands[first];
-    const std::string &y = terms.operands[second];
-    const std::string &z = terms.operands[third];
-    std::string kept;
-    for (char letter : x + y)
-      if ((holdsLetter(z, letter) || holdsLetter(terms.output, letter)) &&
-          !holdsLetter(kept, letter))
-        kept += letter;
-    for (const std::string &layout :
-         intermediateLayouts(x, y, z, terms.output, kept)) {
-      ChainPlan plan;
-      const std::string pair = x + "," + y + "->" + layout;
-      plan.steps[0] = {{pair, sizesOf(pair, params.sizes)}, {first, second}};
-      // The intermediate takes the place of the pair's first operand.
-      const bool intermediateFirst = first < third;
-      const std::string rest =
-          (intermediateFirst ? layout + "," + z : z + "," + layout) + "->" +
-          terms.output;
-      plan.steps[1] = {{rest, sizesOf(rest, params.sizes)},
-                       intermediateFirst
-                           ? std::array{ChainStep::kIntermediate, third}
-                           : std::array{third, ChainStep::kIntermediate}};
-      try {
-        const ContractionProblem pairProblem(plan.steps[0].params);
-        const ContractionProblem restProblem(plan.steps[1].params);
-        plan.intermediateElements = pairProblem.cElements();
-        // A step whose kernel reads or writes a tensor in another order
-        // copies it at every run, at about a cycle an element.
-        plan.modelCycles =
-            search::modelCycles(pairProblem.spec()) +
-            search::modelCycles(restProblem.spec()) +
-            static_cast<double>(
-                pairProblem.orders().elementsCopiedPerRun(false) +
-                restProblem.orders().elementsCopiedPerRun(false));
-        plan.reordersToVectorize = pairProblem.reordersToVectorize() ||
-                                   restProblem.reordersToVectorize();
-      } catch (const Error &error) {
-        std::string refusal = fmt::format("{}: {}", plan.str(), error.what());
-        if (std::find(refusals.begin(), refusals.end(), refusal) ==
-            refusals.end())
-          refusals.push_back(std::move(refusal));
-        log().debug("contraction chain \"{}\": {} refused: {}", einsum,
-                    plan.str(), error.what());
-        continue;
+  const cache::ChoiceCache choices;
+  const cache::CacheKey key = choiceKey(params);
+  if (std::optional<std::string> choice = choices.load(key)) {
+    auto plan =
+        std::find_if(plans.begin(), plans.end(), [&](const ChainPlan &known) {
+          return known.str() == *choice;
+        });
+    try {
+      if (plan != plans.end()) {
+        completePlan(*plan, /*priced=*/false);
+        return std::move(*plan);
       }
-      log().debug("contraction chain \"{}\": {}, {:.4g} cycles by the model",
-                  einsum, plan.str(), plan.modelCycles);
-      if (!best || std::pair(plan.reordersToVectorize, plan.modelCycles) <
-                       std::pair(best->reordersToVectorize, best->modelCycles))
-        best = std::move(plan);
+    } catch (const Error &) {
+    }
+    log().debug("contraction chain \"{}\": the cached choice \"{}\" is none "
+                "of its plans; choosing again",
+                einsum, *choice);
+  }
+
+  ChainPlan *best = nullptr;
+  double bestCycles = 0;
+  std::vector<std::string> refusals;
+  for (ChainPlan &plan : plans) {
+    double cycles = 0;
+    try {
+      cycles = completePlan(plan, /*priced=*/true);
+    } catch (const Error &error) {
+      std::string refusal = fmt::format("{}: {}", plan.str(), error.what());
+      if (std::find(refusals.begin(), refusals.end(), refusal) ==
+          refusals.end())
+        refusals.push_back(std::move(refusal));
+      log().debug("contraction chain \"{}\": {} refused: {}", einsum,
+                  plan.str(), error.what());
+      continue;
+    }
+    log().debug("contraction chain \"{}\": {}, {:.4g} cycles by the model",
+                einsum, plan.str(), cycles);
+    if (!best || std::pair(plan.reordersToVectorize, cycles) <
+                     std::pair(best->reordersToVectorize, bestCycles)) {
+      best = &plan;
+      bestCycles = cycles;
     }
   }
   if (!best) {
@@ -150,6 +204,7 @@ ChainPlan planChain(const ContractionChainParams &params) {
       reasons += (reasons.empty() ? "" : "; ") + refusal;
     fail("no order of it is two contractions ttile computes (" + reasons + ")");
   }
+  choices.store(key, best->str());
   return std::move(*best);
 }
 

@@ -2,9 +2,11 @@
 
 #include "Runtime/LayoutReordering.h"
 
+#include "Cache/ChoiceCache.h"
 #include "Search/FamilyBinding.h"
 #include "Search/Tuner.h"
 #include "Support/Logging.h"
+#include "Support/ThreadPool.h"
 #include "ttile/ttile.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -75,32 +77,75 @@ std::vector<EinsumTerms> candidatesOf(const EinsumTerms &terms,
   return candidates;
 }
 
+/// The key find() keeps its choice under (Cache/ChoiceCache.h): the
+/// question, and what the model's answer depends on beyond the environment.
+cache::CacheKey choiceKey(const EinsumTerms &terms,
+                          const std::map<char, int64_t> &sizes,
+                          bool constantB) {
+  cache::CacheKey key;
+  key.add("choice", "contraction layout");
+  key.add("einsum", terms.str());
+  for (auto [letter, size] : sizes)
+    key.add(std::string(1, letter), size);
+  key.add("weights", constantB ? "constant" : "per-run");
+  key.add("threads", workerCount());
+  return key;
+}
+
 } // namespace
+
+LayoutReordering::LayoutReordering(const EinsumTerms &terms,
+                                   const EinsumTerms &kernelTerms,
+                                   const std::map<char, int64_t> &sizes)
+    : terms_(kernelTerms) {
+  for (int operand : {0, 1})
+    orders_.setOperand(operand,
+                       LetterPermutation(terms.operands[operand],
+                                         kernelTerms.operands[operand], sizes));
+  orders_.setOutput(LetterPermutation(kernelTerms.output, terms.output, sizes));
+}
 
 std::optional<LayoutReordering>
 LayoutReordering::find(const EinsumTerms &terms,
                        const std::map<char, int64_t> &sizes, bool constantB,
                        const KernelSpecOf &kernelSpecOf) {
-  std::optional<LayoutReordering> best;
+  const std::vector<EinsumTerms> candidates = candidatesOf(terms, sizes);
+  auto chosen = [&](const EinsumTerms &candidate) {
+    return candidate.str() == terms.str()
+               ? std::nullopt
+               : std::optional(LayoutReordering(terms, candidate, sizes));
+  };
+  const cache::ChoiceCache choices;
+  const cache::CacheKey key = choiceKey(terms, sizes, constantB);
+  if (std::optional<std::string> choice = choices.load(key)) {
+    auto candidate = std::find_if(
+        candidates.begin(), candidates.end(),
+        [&](const EinsumTerms &known) { return known.str() == *choice; });
+    try {
+      if (candidate != candidates.end()) {
+        kernelSpecOf(*candidate, sizes);
+        return chosen(*candidate);
+      }
+    } catch (const Error &) {
+    }
+    log().debug("contraction \"{}\": the cached choice \"{}\" is none of "
+                "its forms; choosing again",
+                terms.str(), *choice);
+  }
+
+  const EinsumTerms *best = nullptr;
   double bestCycles = 0;
   bool bestOneLane = false;
-  for (const EinsumTerms &candidate : candidatesOf(terms, sizes)) {
-    LayoutReordering reordering;
-    reordering.terms_ = candidate;
-    for (int operand : {0, 1})
-      reordering.orders_.setOperand(
-          operand, LetterPermutation(terms.operands[operand],
-                                     candidate.operands[operand], sizes));
-    reordering.orders_.setOutput(
-        LetterPermutation(candidate.output, terms.output, sizes));
+  for (const EinsumTerms &candidate : candidates) {
     double cycles = 0;
     bool oneLane = false;
     try {
       const spec::Spec kernel = kernelSpecOf(candidate, sizes);
       oneLane = hasOneLaneVector(kernel);
-      cycles = search::modelCycles(kernel) +
-               static_cast<double>(
-                   reordering.orders_.elementsCopiedPerRun(constantB));
+      cycles =
+          search::modelCycles(kernel) +
+          static_cast<double>(LayoutReordering(terms, candidate, sizes)
+                                  .orders_.elementsCopiedPerRun(constantB));
     } catch (const Error &error) {
       log().debug("contraction \"{}\": {} refused: {}", terms.str(),
                   candidate.str(), error.what());
@@ -111,14 +156,15 @@ LayoutReordering::find(const EinsumTerms &terms,
                 oneLane ? ", a vector of one lane" : "");
     if (!best ||
         std::pair(oneLane, cycles) < std::pair(bestOneLane, bestCycles)) {
-      best = std::move(reordering);
+      best = &candidate;
       bestCycles = cycles;
       bestOneLane = oneLane;
     }
   }
-  if (best && best->terms_.str() == terms.str())
+  if (!best)
     return std::nullopt;
-  return best;
+  choices.store(key, best->str());
+  return chosen(*best);
 }
 
 bool LayoutReordering::hasOneLaneVector(const spec::Spec &kernel) {

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Cache/ChoiceCache.h"
 #include "Cache/KernelCache.h"
 #include "Cache/RecordStore.h"
 #include "ttile/Error.h"
@@ -65,10 +66,14 @@ struct LoadedRecord {
   RecordInfo info;
   std::string payload;
   std::optional<KernelEntry> kernel;
-  /// A kernel tuned by another ttile, LLVM or CPU, which this one never
+  /// A kernel or choice of another ttile, LLVM or CPU, which this one never
   /// loads.
   bool foreign = false;
 };
+
+bool isChoice(const RecordInfo &info) {
+  return info.valid && info.kind == ChoiceCache::kKind;
+}
 
 LoadedRecord loadRecord(const fs::path &file) {
   LoadedRecord record;
@@ -76,8 +81,9 @@ LoadedRecord loadRecord(const fs::path &file) {
   if (record.info.valid && record.info.kind == KernelCache::kKind) {
     record.kernel = decodeKernelEntry(record.payload, &record.info.problem);
     record.info.valid = record.kernel.has_value();
-    record.foreign = !record.info.key.starts_with(CacheKey().str());
   }
+  if (record.kernel || isChoice(record.info))
+    record.foreign = !record.info.key.starts_with(CacheKey().str());
   return record;
 }
 
@@ -101,6 +107,9 @@ void listRecords(const RecordStore &store,
     else if (record.kernel)
       line += std::string("valid") + foreignNote(record) + "  " +
               problemFields(info.key) + "  scheme " + record.kernel->scheme;
+    else if (isChoice(info))
+      line += std::string("valid") + foreignNote(record) + "  " +
+              problemFields(info.key) + "  chose " + record.payload;
     else
       line += "valid  " + info.key;
     if (std::all_of(words.begin(), words.end(), [&](const std::string &word) {
@@ -175,7 +184,7 @@ void inspectRecord(const RecordStore &store, const std::string &name) {
     return;
   }
   std::printf("status:       valid%s\n", foreignNote(record));
-  if (!record.kernel) {
+  if (!record.kernel && !isChoice(info)) {
     std::printf("key:          %s\n", info.key.c_str());
     printPayload(record.payload);
     return;
@@ -183,7 +192,12 @@ void inspectRecord(const RecordStore &store, const std::string &name) {
   std::printf("key:\n");
   for (const auto &[field, value] : parseCacheKey(info.key))
     std::printf("  %s = %s\n", field.c_str(), value.c_str());
-  printKernel(*record.kernel);
+  if (record.kernel)
+    printKernel(*record.kernel);
+  else if (isText(record.payload))
+    std::printf("choice:       %s\n", record.payload.c_str());
+  else
+    printPayload(record.payload);
 }
 
 /// Removes the records `names` name (as inspect finds them), refusing any
@@ -207,7 +221,7 @@ void removeRecords(const RecordStore &store,
 
 int main(int argc, char **argv) {
   CLI::App app("List, inspect, remove and clear ttile's cache of tuned "
-               "kernels.",
+               "kernels and the model's choices.",
                "ttile-cache");
   app.failure_message([](const CLI::App *, const CLI::Error &error) {
     return "ttile-cache: usage error: " + std::string(error.what()) +

@@ -1,12 +1,15 @@
 //===- unittests/Cache/CacheTestUtil.h - Scratch dirs, env vars -*- C++ -*-===//
 //
 // What tests of the cache share: scratch directories, environment guards,
-// whole-file reads and writes, and the faults of a disk (a full one, a
-// directory the process may not write).
+// whole-file reads and writes, the faults of a disk (a full one, a
+// directory the process may not write), and hand-made records.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_UNITTESTS_CACHE_CACHETESTUTIL_H
 #define TTILE_UNITTESTS_CACHE_CACHETESTUTIL_H
+
+#include "Cache/ChoiceCache.h"
+#include "Cache/RecordStore.h"
 
 #include <linux/capability.h>
 #include <sys/resource.h>
@@ -24,6 +27,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -186,6 +190,20 @@ inline bool canCreateFileIn(const std::filesystem::path &directory) {
   std::error_code error;
   std::filesystem::remove(probe, error);
   return created;
+}
+
+/// Rewrites each choice record in `directory` whose key holds `question`
+/// ("choice=contraction chain") to choose `choice`, as a hand-made record
+/// (its checksum right) would; returns how many it rewrote.
+inline int rewriteChoices(const std::filesystem::path &directory,
+                          std::string_view question, std::string_view choice) {
+  const cache::RecordStore store(directory);
+  int rewritten = 0;
+  for (const cache::RecordInfo &record : store.list())
+    if (record.valid && record.kind == cache::ChoiceCache::kKind &&
+        record.key.find(question) != std::string::npos)
+      rewritten += store.write(record.kind, record.key, choice);
+  return rewritten;
 }
 
 } // namespace ttile::testing

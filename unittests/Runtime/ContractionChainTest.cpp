@@ -185,6 +185,33 @@ TEST_F(ContractionChainTest, ASecondChainStartsFromTheCache) {
   ChainCase(params).expectComputedBy(second);
 }
 
+// The plan the model chose is kept in the choice cache, and the next chain
+// takes it from there: here a hand-made record's dearer order, the left
+// pair first. A plan that is none of the chain's is ignored, chosen again
+// and replaced.
+TEST_F(ContractionChainTest, TakesItsPlanFromTheChoiceCache) {
+  const ChainCase narrowInside(
+      {"ij,jk,kl->il", {{'i', 96}, {'j', 4}, {'k', 96}, {'l', 4}}});
+  const std::string modelPlan = ContractionChain(narrowInside.params).plan();
+  ASSERT_EQ(modelPlan.substr(0, 7), "jk,kl->");
+  const std::string_view question = "choice=contraction chain";
+  const std::string leftFirst = "ij,jk->ik; ik,kl->il";
+  ASSERT_EQ(testing::rewriteChoices(cache.path(), question, leftFirst), 1);
+  const ContractionChain cached(narrowInside.params);
+  EXPECT_EQ(cached.plan(), leftFirst);
+  EXPECT_EQ(cached.flops(), 2 * (96 * 4 * 96 + 96 * 96 * 4));
+  narrowInside.expectComputedBy(cached);
+
+  for (const char *foreign :
+       {"ij,jk->ik", "ij,jk->ik; ik,kl->li", "kl,jk->jl; ij,jl->il", ""}) {
+    SCOPED_TRACE(foreign);
+    ASSERT_EQ(testing::rewriteChoices(cache.path(), question, foreign), 1);
+    const ContractionChain chosenAgain(narrowInside.params);
+    EXPECT_EQ(chosenAgain.plan(), modelPlan);
+    narrowInside.expectComputedBy(chosenAgain);
+  }
+}
+
 void expectRefused(const ContractionChainParams &params,
                    const std::string &fragment) {
   try {

@@ -360,6 +360,38 @@ TEST_F(ContractionOperatorTest, SecondRunIsACacheHit) {
   test.expectMatches(test.run(second));
 }
 
+// The layout the model chose is kept in the choice cache, and the next
+// Contraction takes it from there: here a hand-made record's other
+// candidate, i last everywhere instead of j. A choice that is none of the
+// candidates is ignored, chosen again and replaced.
+TEST_F(ContractionOperatorTest, TakesItsLayoutFromTheChoiceCache) {
+  const ContractionParams p{"ij,ji->ij", {{'i', 19}, {'j', 37}}};
+  EinsumCase test(p);
+  const Contraction modelChosen(p);
+  EXPECT_EQ(vectorLetter(modelChosen.scheme()), 'j');
+  const std::string_view question = "choice=contraction layout";
+  ASSERT_EQ(testing::rewriteChoices(cache.path(), question, "ji,ji->ji"), 1);
+  Contraction cached(p);
+  EXPECT_EQ(vectorLetter(cached.scheme()), 'i');
+  test.expectMatches(test.run(cached));
+
+  for (const char *foreign : {"ij,ji->ij", "ji,ij->ij", "", "x"}) {
+    SCOPED_TRACE(foreign);
+    ASSERT_EQ(testing::rewriteChoices(cache.path(), question, foreign), 1);
+    Contraction chosenAgain(p);
+    EXPECT_EQ(vectorLetter(chosenAgain.scheme()), 'j');
+    test.expectMatches(test.run(chosenAgain));
+  }
+  const std::vector<std::filesystem::path> records = cache.records();
+  EXPECT_EQ(std::count_if(records.begin(), records.end(),
+                          [](const std::filesystem::path &record) {
+                            return cache::readRecordInfo(record).kind ==
+                                   cache::ChoiceCache::kKind;
+                          }),
+            1)
+      << "one choice, replaced";
+}
+
 /// Expects the constructor to throw an Error whose message holds `part`.
 void expectRefused(const ContractionParams &p, const std::string &part) {
   try {

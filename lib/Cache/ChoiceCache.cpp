@@ -1,0 +1,24 @@
+//===- Cache/ChoiceCache.cpp - The model's choices kept across runs -------===//
+
+#include "Cache/ChoiceCache.h"
+
+#include <utility>
+
+namespace ttile::cache {
+
+ChoiceCache::ChoiceCache(std::optional<std::filesystem::path> directory) {
+  if (directory)
+    store_.emplace(std::move(*directory));
+}
+
+std::optional<std::string> ChoiceCache::load(const CacheKey &key) const {
+  if (!store_)
+    return std::nullopt;
+  return store_->read(kKind, key.str());
+}
+
+bool ChoiceCache::store(const CacheKey &key, std::string_view choice) const {
+  return store_ && store_->write(kKind, key.str(), choice);
+}
+
+} // namespace ttile::cache

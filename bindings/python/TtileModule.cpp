@@ -1,7 +1,7 @@
 //===- bindings/python/TtileModule.cpp - ttile for Python and numpy -------===//
 //
 // The Python module `ttile`: Conv2D, MatMul and Contraction over numpy
-// arrays, a thin
+// arrays, and einsum() on them, a thin
 // layer on the installed C++ API (it links libttile.so and sees nothing
 // else). What ctypes could not do, it does: it refuses arrays of another
 // dtype than float32 (a float64 array read through ctypes is garbage),
@@ -355,6 +355,94 @@ letterSizes(const std::map<std::string, int64_t> &sizes) {
   return letters;
 }
 
+/// The sizes of `terms`' letters (operands first, the output last) from
+/// the shapes of `operands`, which must agree on each letter.
+std::map<char, int64_t>
+sizesFromShapes(const std::vector<std::string> &terms,
+                const std::vector<py::array> &operands) {
+  std::map<char, int64_t> sizes;
+  for (size_t operand = 0; operand < operands.size(); ++operand) {
+    const std::string &letters = terms[operand];
+    const py::array &array = operands[operand];
+    const Shape shape(array.shape(), array.shape() + array.ndim());
+    const std::string name = "operand " + std::to_string(operand);
+    if (shape.size() != letters.size())
+      throw py::value_error(name + " has shape " + formatShape(shape) +
+                            ", but the equation gives it " +
+                            std::to_string(letters.size()) + " letters (\"" +
+                            letters + "\")");
+    for (size_t axis = 0; axis < letters.size(); ++axis) {
+      auto [size, added] = sizes.emplace(letters[axis], shape[axis]);
+      if (!added && size->second != shape[axis])
+        throw py::value_error("'" + std::string(1, letters[axis]) + "' is " +
+                              std::to_string(size->second) +
+                              " in an earlier operand but " +
+                              std::to_string(shape[axis]) + " in " + name +
+                              " " + formatShape(shape));
+    }
+  }
+  return sizes;
+}
+
+/// ttile.einsum: numpy.einsum's call on two or three float32 operands of
+/// any strides (explicit "->" only), computed by a Contraction or
+/// ContractionChain of the operands' sizes. The operator is constructed and
+/// tuned with `trials` at the first call of an equation and sizes (from the
+/// cache when a process tuned it before), kept in `operators` (the module's
+/// _einsum_operators, a dict emptied with the module), and run.
+py::array einsum(const std::string &equation, const py::args &args,
+                 std::optional<py::array> out, int trials, py::dict operators) {
+  const std::vector<std::string> terms = ttile::einsumTerms(equation);
+  std::vector<py::array> operands;
+  for (const py::handle &arg : args) {
+    const std::string name = "operand " + std::to_string(operands.size());
+    py::array array = py::array::ensure(arg);
+    if (!array || !array.dtype().is(py::dtype::of<float>()))
+      throw py::type_error(
+          name + " must be a float32 array, not " +
+          (array ? std::string(py::str(array.dtype()))
+                 : std::string(py::str(py::type::of(arg).attr("__name__")))));
+    // As numpy.einsum, any strides: a strided view is copied.
+    if (!(array.flags() & py::array::c_style))
+      array = py::module_::import("numpy").attr("ascontiguousarray")(array);
+    operands.push_back(std::move(array));
+  }
+  if (operands.size() != terms.size() - 1)
+    throw py::value_error(
+        "\"" + equation + "\" has " + std::to_string(terms.size() - 1) +
+        " operands; given " + std::to_string(operands.size()));
+  std::map<char, int64_t> sizes = sizesFromShapes(terms, operands);
+  std::string key = equation;
+  for (auto [letter, size] : sizes)
+    key += " " + std::string(1, letter) + ":" + std::to_string(size);
+  ttile::TuneOptions options;
+  options.trials = trials;
+  key += " trials:" + std::to_string(trials);
+  if (operands.size() == 2) {
+    if (!operators.contains(key)) {
+      auto made = std::make_unique<PyContraction>(
+          ttile::ContractionParams{equation, sizes});
+      made->tune(options);
+      operators[py::str(key)] = py::cast(std::move(made));
+    }
+    return operators[py::str(key)].cast<PyContraction &>().run(
+        operands[0], operands[1], out);
+  }
+  if (operands.size() == 3) {
+    if (!operators.contains(key)) {
+      auto made = std::make_unique<PyContractionChain>(
+          ttile::ContractionChainParams{equation, sizes});
+      made->tune(options);
+      operators[py::str(key)] = py::cast(std::move(made));
+    }
+    return operators[py::str(key)].cast<PyContractionChain &>().run(
+        operands[0], operands[1], operands[2], out);
+  }
+  throw py::value_error("\"" + equation + "\" has " +
+                        std::to_string(operands.size()) +
+                        " operands; ttile.einsum takes two or three");
+}
+
 /// The members every operator has, over its C++ object (op()) and its
 /// tune(): tune, is_cached, scheme, tune_info and flops.
 template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
@@ -517,4 +605,17 @@ PYBIND11_MODULE(ttile, module) {
       .def_property_readonly("operand_shapes",
                              &PyContractionChain::operandShapes)
       .def_property_readonly("output_shape", &PyContractionChain::outputShape);
+
+  module.attr("_einsum_operators") = py::dict();
+  module.def(
+      "einsum",
+      [module](const std::string &subscripts, const py::args &operands,
+               std::optional<py::array> out, int trials) {
+        return einsum(subscripts, operands, std::move(out), trials,
+                      module.attr("_einsum_operators"));
+      },
+      py::arg("subscripts"), py::kw_only(), py::arg("out") = py::none(),
+      py::arg("trials") = 20,
+      "numpy.einsum(subscripts, *operands) on two or three float32 "
+      "operands, tuned at the first call of each equation and shapes");
 }

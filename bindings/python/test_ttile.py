@@ -224,6 +224,61 @@ class ContractionChainTest(unittest.TestCase):
 
 
 @unittest.skipIf(SKIP, SKIP)
+class EinsumTest(unittest.TestCase):
+    def test_two_and_three_operands_match_numpy_einsum(self):
+        rng = np.random.default_rng(11)
+        for einsum, shapes in [
+                ("bij,bjk->ikb", [(3, 7, 5), (3, 5, 9)]),  # C reordered
+                ("ij,ji->", [(6, 17), (17, 6)]),  # a scalar
+                ("ikl,kj,lj->ij", [(6, 5, 4), (5, 19), (4, 19)])]:  # MTTKRP
+            with self.subTest(einsum=einsum):
+                operands = [rng.standard_normal(shape).astype(np.float32)
+                            for shape in shapes]
+                expected = np.einsum(
+                    einsum, *[x.astype(np.float64) for x in operands])
+                result = ttile.einsum(einsum, *operands, trials=2)
+                self.assertEqual(result.shape, expected.shape)
+                np.testing.assert_allclose(result, expected,
+                                           rtol=1e-4, atol=1e-4)
+
+    def test_reuses_its_operator_and_takes_any_strides(self):
+        rng = np.random.default_rng(12)
+        a = rng.standard_normal((8, 6)).astype(np.float32)
+        b = rng.standard_normal((6, 10)).astype(np.float32)
+        first = ttile.einsum("ij,jk->ik", a, b, trials=2)
+        count = len(ttile._einsum_operators)
+        # The same equation and sizes: the same operator, a transposed view
+        # copied for it.
+        bt = np.ascontiguousarray(b.T).T
+        out = np.empty((8, 10), np.float32)
+        second = ttile.einsum("ij,jk->ik", a, bt, out=out, trials=2)
+        self.assertIs(second, out)
+        self.assertEqual(len(ttile._einsum_operators), count)
+        np.testing.assert_allclose(second, first, rtol=1e-6)
+        ttile.einsum("ij,jk->ik", a[:4], b, trials=2)
+        self.assertEqual(len(ttile._einsum_operators), count + 1)
+
+    def test_refuses_by_name(self):
+        a = np.ones((2, 3), np.float32)
+        with self.assertRaisesRegex(TypeError, "operand 1 must be a float32 "
+                                               "array, not float64"):
+            ttile.einsum("ij,jk->ik", a, np.ones((3, 2)))
+        with self.assertRaisesRegex(ValueError, "operand 1 has shape "
+                                                r"\(3,\), but the equation "
+                                                "gives it 2 letters"):
+            ttile.einsum("ij,jk->ik", a, np.ones(3, np.float32))
+        with self.assertRaisesRegex(ValueError, "'j' is 3 in an earlier "
+                                                "operand but 4 in operand 1"):
+            ttile.einsum("ij,jk->ik", a, np.ones((4, 2), np.float32))
+        with self.assertRaisesRegex(ValueError, "has 2 operands; given 1"):
+            ttile.einsum("ij,jk->ik", a)
+        with self.assertRaisesRegex(ValueError, "takes two or three"):
+            ttile.einsum("i,i,i,i->i", *[np.ones(3, np.float32)] * 4)
+        with self.assertRaisesRegex(ttile.Error, "missing '->'"):
+            ttile.einsum("ij,jk", a, a.T.copy())
+
+
+@unittest.skipIf(SKIP, SKIP)
 class ModuleTest(unittest.TestCase):
     def test_version(self):
         self.assertRegex(ttile.__version__, r"^\d+\.\d+\.\d+$")

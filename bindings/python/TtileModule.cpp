@@ -384,6 +384,22 @@ sizesFromShapes(const std::vector<std::string> &terms,
   return sizes;
 }
 
+/// The operator of `key` in `operators`: made by `make()` and tuned with
+/// `options` when absent. Returned as the dict's object, which the caller
+/// holds while it runs the operator without the GIL, whatever another
+/// thread does to the dict meanwhile.
+template <class Make>
+py::object tunedOperator(py::dict operators, const std::string &key,
+                         const ttile::TuneOptions &options, Make &&make) {
+  const py::str name(key);
+  if (!operators.contains(name)) {
+    auto made = make();
+    made->tune(options);
+    operators[name] = py::cast(std::move(made));
+  }
+  return operators[name];
+}
+
 /// ttile.einsum: numpy.einsum's call on two or three float32 operands of
 /// any strides (explicit "->" only), computed by a Contraction or
 /// ContractionChain of the operands' sizes. The operator is constructed and
@@ -419,28 +435,25 @@ py::array einsum(const std::string &equation, const py::args &args,
   options.trials = trials;
   key += " trials:" + std::to_string(trials);
   if (operands.size() == 2) {
-    if (!operators.contains(key)) {
-      auto made = std::make_unique<PyContraction>(
+    const py::object contraction = tunedOperator(operators, key, options, [&] {
+      return std::make_unique<PyContraction>(
           ttile::ContractionParams{equation, sizes});
-      made->tune(options);
-      operators[py::str(key)] = py::cast(std::move(made));
-    }
-    return operators[py::str(key)].cast<PyContraction &>().run(
-        operands[0], operands[1], out);
+    });
+    return contraction.cast<PyContraction &>().run(operands[0], operands[1],
+                                                   out);
   }
   if (operands.size() == 3) {
-    if (!operators.contains(key)) {
-      auto made = std::make_unique<PyContractionChain>(
+    const py::object chain = tunedOperator(operators, key, options, [&] {
+      return std::make_unique<PyContractionChain>(
           ttile::ContractionChainParams{equation, sizes});
-      made->tune(options);
-      operators[py::str(key)] = py::cast(std::move(made));
-    }
-    return operators[py::str(key)].cast<PyContractionChain &>().run(
-        operands[0], operands[1], operands[2], out);
+    });
+    return chain.cast<PyContractionChain &>().run(operands[0], operands[1],
+                                                  operands[2], out);
   }
   throw py::value_error("\"" + equation + "\" has " +
-                        std::to_string(operands.size()) +
-                        " operands; ttile.einsum takes two or three");
+                        std::to_string(operands.size()) + " operand" +
+                        (operands.size() == 1 ? "" : "s") +
+                        "; ttile.einsum takes two or three");
 }
 
 /// The members every operator has, over its C++ object (op()) and its

@@ -258,6 +258,27 @@ class EinsumTest(unittest.TestCase):
         ttile.einsum("ij,jk->ik", a[:4], b, trials=2)
         self.assertEqual(len(ttile._einsum_operators), count + 1)
 
+    def test_threads_share_the_first_call(self):
+        rng = np.random.default_rng(13)
+        a = rng.standard_normal((9, 7)).astype(np.float32)
+        b = rng.standard_normal((7, 33)).astype(np.float32)
+        expected = a.astype(np.float64) @ b.astype(np.float64)
+        results = [None] * 4
+
+        def call(index):
+            # One of them empties the dict, as a user may, meanwhile.
+            if index == 0:
+                ttile._einsum_operators.clear()
+            results[index] = ttile.einsum("ij,jk->ik", a, b, trials=2)
+
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for result in results:
+            np.testing.assert_allclose(result, expected, rtol=1e-4, atol=1e-4)
+
     def test_refuses_by_name(self):
         a = np.ones((2, 3), np.float32)
         with self.assertRaisesRegex(TypeError, "operand 1 must be a float32 "

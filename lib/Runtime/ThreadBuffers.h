@@ -32,7 +32,8 @@ enum class ThreadBufferSlot {
 };
 
 /// The calling thread's buffer for `slot`, of at least `elements` floats,
-/// aligned like the buffers kernels are tuned on.
+/// on pages of its own (aligned at least as the buffers kernels are tuned
+/// on), mapped and zeroed when it is made or grown.
 float *threadBuffer(ThreadBufferSlot slot, int64_t elements);
 
 /// Copies of fewer elements than this run on the calling thread: waking

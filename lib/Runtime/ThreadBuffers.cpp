@@ -16,9 +16,10 @@ namespace {
 /// Zeroed floats on pages of their own, every page mapped when the buffer
 /// is made (MAP_POPULATE) rather than at its first touch, one fault per 4
 /// KiB page: the first run that grows a buffer pays less for it (MTTKRP's
-/// 62.5 MB chain intermediate, 250^3, was faulted in 6-7 ms sooner of 25
-/// on AMD Zen 5). Huge pages (madvise) made that first run three times as
-/// slow on the same VM, which compacts memory at each fault.
+/// first run, its 62.5 MB chain intermediate at 250^3, 52.8-58.4 ms
+/// against 58.7-59.7 when its pages were touched, its kernel 34; AMD Zen
+/// 5). Huge pages (madvise) made that first run three times as slow on the
+/// same VM, which compacts memory at each fault.
 class MappedBuffer {
 public:
   MappedBuffer() = default;

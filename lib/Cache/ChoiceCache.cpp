@@ -2,6 +2,8 @@
 
 #include "Cache/ChoiceCache.h"
 
+#include "Support/Logging.h"
+
 #include <utility>
 
 namespace ttile::cache {
@@ -15,6 +17,13 @@ std::optional<std::string> ChoiceCache::load(const CacheKey &key) const {
   if (!store_)
     return std::nullopt;
   return store_->read(kKind, key.str());
+}
+
+void ChoiceCache::logChoiceIgnored(std::string_view question,
+                                   std::string_view choice) {
+  log().debug("{}: the cached choice \"{}\" names none of the candidates "
+              "it can build; choosing again",
+              question, choice);
 }
 
 bool ChoiceCache::store(const CacheKey &key, std::string_view choice) const {

@@ -46,8 +46,30 @@ public:
 
   /// The choice stored for `key`; none when absent, disabled or untrusted.
   std::optional<std::string> load(const CacheKey &key) const;
+  /// The first of `candidates` whose `nameOf` is the choice stored for
+  /// `key`; null when none is stored, or when it names none of them (then
+  /// logged, as `question`'s, and the caller chooses again).
+  template <class Candidates, class NameOf>
+  auto *find(const CacheKey &key, Candidates &candidates, NameOf nameOf,
+             std::string_view question) const {
+    decltype(&*candidates.begin()) found = nullptr;
+    if (std::optional<std::string> choice = load(key)) {
+      for (auto &candidate : candidates)
+        if (nameOf(candidate) == *choice) {
+          found = &candidate;
+          break;
+        }
+      if (!found)
+        logChoiceIgnored(question, *choice);
+    }
+    return found;
+  }
   /// False when disabled, or (logged) when the write fails.
   bool store(const CacheKey &key, std::string_view choice) const;
+
+  /// Logs (debug) that the choice of `question` was not taken.
+  static void logChoiceIgnored(std::string_view question,
+                               std::string_view choice);
 
 private:
   std::optional<RecordStore> store_;

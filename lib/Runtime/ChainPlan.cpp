@@ -157,21 +157,15 @@ ChainPlan planChain(const ContractionChainParams &params) {
 
   const cache::ChoiceCache choices;
   const cache::CacheKey key = choiceKey(params);
-  if (std::optional<std::string> choice = choices.load(key)) {
-    auto plan =
-        std::find_if(plans.begin(), plans.end(), [&](const ChainPlan &known) {
-          return known.str() == *choice;
-        });
+  const std::string question = "contraction chain \"" + einsum + "\"";
+  if (ChainPlan *plan = choices.find(
+          key, plans, [](const ChainPlan &p) { return p.str(); }, question)) {
     try {
-      if (plan != plans.end()) {
-        completePlan(*plan, /*priced=*/false);
-        return std::move(*plan);
-      }
+      completePlan(*plan, /*priced=*/false);
+      return std::move(*plan);
     } catch (const Error &) {
+      cache::ChoiceCache::logChoiceIgnored(question, plan->str());
     }
-    log().debug("contraction chain \"{}\": the cached choice \"{}\" is none "
-                "of its plans; choosing again",
-                einsum, *choice);
   }
 
   ChainPlan *best = nullptr;

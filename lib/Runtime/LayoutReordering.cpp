@@ -117,20 +117,16 @@ LayoutReordering::find(const EinsumTerms &terms,
   };
   const cache::ChoiceCache choices;
   const cache::CacheKey key = choiceKey(terms, sizes, constantB);
-  if (std::optional<std::string> choice = choices.load(key)) {
-    auto candidate = std::find_if(
-        candidates.begin(), candidates.end(),
-        [&](const EinsumTerms &known) { return known.str() == *choice; });
+  const std::string question = "contraction \"" + terms.str() + "\"";
+  if (const EinsumTerms *candidate = choices.find(
+          key, candidates, [](const EinsumTerms &c) { return c.str(); },
+          question)) {
     try {
-      if (candidate != candidates.end()) {
-        kernelSpecOf(*candidate, sizes);
-        return chosen(*candidate);
-      }
+      kernelSpecOf(*candidate, sizes);
+      return chosen(*candidate);
     } catch (const Error &) {
+      cache::ChoiceCache::logChoiceIgnored(question, candidate->str());
     }
-    log().debug("contraction \"{}\": the cached choice \"{}\" is none of "
-                "its forms; choosing again",
-                terms.str(), *choice);
   }
 
   const EinsumTerms *best = nullptr;

@@ -64,7 +64,8 @@ float *threadBuffer(ThreadBufferSlot slot, int64_t elements) {
   thread_local std::vector<MappedBuffer> buffers(
       static_cast<size_t>(ThreadBufferSlot::Count));
   MappedBuffer &buffer = buffers[static_cast<size_t>(slot)];
-  if (buffer.size() < static_cast<size_t>(elements))
+  // Never null, even for none: callers pass it on as a tensor.
+  if (!buffer.data() || buffer.size() < static_cast<size_t>(elements))
     buffer = MappedBuffer(static_cast<size_t>(elements));
   return buffer.data();
 }

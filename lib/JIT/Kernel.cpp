@@ -12,13 +12,13 @@
 #include "Scheme/Validate.h"
 #include "Support/Host.h"
 #include "Support/Logging.h"
+#include "Support/Stopwatch.h"
 #include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -131,7 +131,7 @@ void *Kernel::scratchOfThisThread() const {
 
 Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
                      const CompileOptions &options) {
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   Kernel kernel;
   kernel.spec_ = spec;
   kernel.scheme_ =
@@ -157,9 +157,7 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
   kernel.objectCode_ = codegen::emitObject(*ir.module, *targetMachine);
   kernel.scratch_ = ir.scratch;
   kernel.linkObjectCode();
-  kernel.compileSeconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  kernel.compileSeconds_ = watch.seconds();
   log().debug("compiled in {:.1f} ms: {}", kernel.compileSeconds_ * 1e3,
               scheme::printScheme(kernel.scheme_));
   return kernel;
@@ -167,7 +165,7 @@ Kernel compileKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
 
 Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
                   std::string objectCode) {
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   Kernel kernel;
   kernel.spec_ = spec;
   kernel.scheme_ = scheme;
@@ -175,9 +173,7 @@ Kernel linkKernel(const spec::Spec &spec, const scheme::Scheme &scheme,
       scheme::validateScheme(scheme, spec, host().vectorWidth), spec);
   kernel.objectCode_ = std::move(objectCode);
   kernel.linkObjectCode();
-  kernel.compileSeconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  kernel.compileSeconds_ = watch.seconds();
   return kernel;
 }
 

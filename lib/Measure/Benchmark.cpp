@@ -5,6 +5,7 @@
 #include "Measure/CacheFlush.h"
 #include "Measure/Timer.h"
 #include "Support/Logging.h"
+#include "Support/Statistics.h"
 #include "ttile/Error.h"
 
 #include <algorithm>
@@ -25,21 +26,6 @@ void checkOptions(const MeasureOptions &options) {
   require(options.warmupRuns >= 0, "warmupRuns must not be negative");
   require(options.maxSpread >= 0, "maxSpread must not be negative");
   require(options.maxRemeasures >= 0, "maxRemeasures must not be negative");
-}
-
-/// The q-quantile of sorted values, interpolating linearly between order
-/// statistics.
-double quantile(const std::vector<double> &sorted, double q) {
-  double position = q * static_cast<double>(sorted.size() - 1);
-  auto below = static_cast<size_t>(position);
-  size_t above = std::min(below + 1, sorted.size() - 1);
-  double weight = position - static_cast<double>(below);
-  return sorted[below] * (1 - weight) + sorted[above] * weight;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return quantile(values, 0.5);
 }
 
 /// Times `calls` calls as one batch, or, for a cold cache, one flushed call.

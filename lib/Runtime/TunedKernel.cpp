@@ -6,6 +6,7 @@
 #include "Scheme/SchemeParser.h"
 #include "Search/Tuner.h"
 #include "Support/Logging.h"
+#include "Support/Stopwatch.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -15,19 +16,6 @@
 
 namespace ttile::runtime {
 namespace {
-
-class Stopwatch {
-public:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start_)
-        .count();
-  }
-
-private:
-  std::chrono::steady_clock::time_point start_ =
-      std::chrono::steady_clock::now();
-};
 
 /// Set while a tune() runs on this thread: a tune() from its progress
 /// callback would wait for the lock the first one holds (the object's, or

@@ -4,11 +4,12 @@
 
 #include "Measure/PeakProbe.h"
 #include "Support/Logging.h"
+#include "Support/Statistics.h"
+#include "Support/Stopwatch.h"
 #include "ttile/Error.h"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -111,18 +112,6 @@ private:
   std::vector<std::thread> workers_;
 };
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle]
-                           : (values[middle - 1] + values[middle]) / 2;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 } // namespace
 
 StageResult runOfflineStage(const MicrokernelFamily &family,
@@ -131,7 +120,7 @@ StageResult runOfflineStage(const MicrokernelFamily &family,
   // The probe runs before any worker starts, on a quiet core.
   StageResult result;
   result.peakFlops = options.peakFlops.value_or(measure::measuredPeakFlops());
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
 
   int passes = std::max(options.passes, 1);
   StageProgress progress;
@@ -163,7 +152,7 @@ StageResult runOfflineStage(const MicrokernelFamily &family,
       }
       ++progress.done;
       progress.failed = failed.size();
-      progress.elapsedSeconds = secondsSince(start);
+      progress.elapsedSeconds = watch.seconds();
       progress.etaSeconds = progress.elapsedSeconds /
                             static_cast<double>(progress.done) *
                             static_cast<double>(progress.total - progress.done);
@@ -176,7 +165,7 @@ StageResult runOfflineStage(const MicrokernelFamily &family,
     if (!failed.count(kernel))
       result.measured.push_back({kernel, median(std::move(values))});
   result.failed = failed.size();
-  result.wallSeconds = secondsSince(start);
+  result.wallSeconds = watch.seconds();
   // Ties (rare but possible) fall back on the factors, so the order is total.
   std::sort(result.measured.begin(), result.measured.end(),
             [](const MeasuredMicrokernel &a, const MeasuredMicrokernel &b) {

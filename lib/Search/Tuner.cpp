@@ -17,11 +17,11 @@
 #include "Spec/Check.h"
 #include "Support/Host.h"
 #include "Support/Logging.h"
+#include "Support/Stopwatch.h"
 #include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
 
@@ -95,12 +95,6 @@ constexpr int kMinFinalRounds = 3;
 constexpr double kFinalSlowdownLimit = 2.0;
 constexpr double kQuietPeakShare = 0.75;
 constexpr int kFinalAttempts = 3;
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// A measured candidate: the kernel of its slice (CandidateSlice.h), and
 /// whether its figure is one call (timedInOneCall). Its timing is the
@@ -269,9 +263,9 @@ compileAndCheck(const spec::Spec &spec, const scheme::Scheme &scheme,
   try {
     jit::Kernel kernel = jit::compileKernel(spec, scheme, options);
     measure::KernelArguments arguments(kernel, buffers);
-    Clock::time_point start = Clock::now();
+    Stopwatch firstRun;
     kernel.run(arguments.pointers());
-    double firstRunSeconds = secondsSince(start);
+    double firstRunSeconds = firstRun.seconds();
     spec::CheckOptions check;
     check.samples = kCheckedPoints;
     check.fullCheckLimit = kFullCheckElements;
@@ -335,8 +329,8 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   if (options.trials < 1)
     throw Error("trials must be at least 1, got " +
                 std::to_string(options.trials));
-  Clock::time_point start = Clock::now();
-  TuningBudget budget(options.maxSeconds, options.patience, start);
+  Stopwatch tuning;
+  TuningBudget budget(options.maxSeconds, options.patience, tuning.startedAt());
   SearchSpace space = spaceFor(spec);
   CandidateDraws draws(space, options.seed);
   measure::TensorBuffers buffers(spec, options.seed);
@@ -375,7 +369,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
     for (const scheme::Scheme &candidate : batch) {
       if (!budgetAllowsCandidate())
         break;
-      Clock::time_point candidateStart = Clock::now();
+      Stopwatch measuring;
       CandidateSlice slice =
           sliceCandidate(spec, candidate, host(), minSliceFlops);
       std::optional<CheckedKernel> checked =
@@ -413,10 +407,10 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                      finalists.front().timing.medianSeconds;
         keepFastest(finalists, std::move(finalist));
       }
-      budget.candidateDone(secondsSince(candidateStart), gained);
+      budget.candidateDone(measuring.seconds(), gained);
       if (options.progress && !finalists.empty()) {
         double gflops = flops / finalists.front().timing.medianSeconds * 1e-9;
-        options.progress({measured, total, secondsSince(start), gflops,
+        options.progress({measured, total, tuning.seconds(), gflops,
                           100 * gflops * 1e9 / peak,
                           scheme::printScheme(finalists.front().candidate)});
       }
@@ -512,7 +506,7 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
                   100 * gflops * 1e9 / peak,
                   measured,
                   rejected,
-                  secondsSince(start),
+                  tuning.seconds(),
                   draws.exhausted()};
   log().info("tuned {} in {:.2f} s, {} trials: {:.1f} GFLOP/s ({:.0f}% of "
              "peak) with {}",

@@ -2,27 +2,14 @@
 
 #include "WarmStart.h"
 
-#include <algorithm>
-#include <chrono>
+#include "Support/Statistics.h"
+#include "Support/Stopwatch.h"
+
 #include <cstdio>
 #include <vector>
 
 namespace ttile::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double millisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle]
-                           : (values[middle - 1] + values[middle]) / 2;
-}
 
 Conv2D construct(const Conv2DParams &params) { return Conv2D(params); }
 MatMul construct(const MatMulParams &params) { return MatMul(params); }
@@ -83,13 +70,13 @@ bool warmStart(const WarmStartProblem &problem, int runs, int trials) {
   tune.trials = trials;
   return std::visit(
       [&](const auto &params) {
-        Clock::time_point start = Clock::now();
+        Stopwatch constructing;
         auto op = construct(params);
-        double constructMs = millisecondsSince(start);
+        double constructMs = constructing.milliseconds();
 
-        Clock::time_point loading = Clock::now();
+        Stopwatch loading;
         op.tune(tune);
-        double tuneMs = millisecondsSince(loading);
+        double tuneMs = loading.milliseconds();
         if (!op.tuneInfo().cacheHit) {
           std::printf("%-20s miss: tuned in %.1f s; run again to measure it "
                       "warm\n",
@@ -98,14 +85,14 @@ bool warmStart(const WarmStartProblem &problem, int runs, int trials) {
         }
 
         Buffers buffers = buffersOf(op);
-        Clock::time_point first = Clock::now();
+        Stopwatch firstRun;
         runOnce(op, buffers);
-        double firstRunMs = millisecondsSince(first);
+        double firstRunMs = firstRun.milliseconds();
         std::vector<double> steady;
         for (int i = 0; i < runs; ++i) {
-          Clock::time_point call = Clock::now();
+          Stopwatch call;
           runOnce(op, buffers);
-          steady.push_back(millisecondsSince(call));
+          steady.push_back(call.milliseconds());
         }
         double kernelMs = median(steady);
         double overheadMs = constructMs + tuneMs + firstRunMs - kernelMs;

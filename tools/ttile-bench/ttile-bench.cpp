@@ -86,6 +86,7 @@
 
 #include "Runtime/ConvParams.h"
 #include "Search/Tuner.h"
+#include "Support/Stopwatch.h"
 #include "Support/ThreadPool.h"
 #include "ttile/Error.h"
 #include "ttile/ttile.h"
@@ -94,7 +95,6 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -105,12 +105,6 @@
 using namespace ttile;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double millisecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 const std::map<std::string, bench::LayoutMode> kLayoutModes = {
     {"any", bench::LayoutMode::Any},
@@ -509,7 +503,7 @@ void addContractionOptions(CLI::App &command, Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
-  Clock::time_point processStart = Clock::now();
+  Stopwatch process;
   CLI::App app("Measure figures of ttile.", "ttile-bench");
   app.require_subcommand(1);
   Options options;
@@ -718,7 +712,7 @@ int main(int argc, char **argv) {
     for (const bench::WarmStartProblem &problem : problems)
       allWarm &= bench::warmStart(problem, options.runs, options.trials);
     std::printf("process: %.1f ms from main() to the end%s\n",
-                millisecondsSince(processStart),
+                process.milliseconds(),
                 allWarm ? "" : " (some problems were tuned)");
     return 0;
   });

@@ -34,6 +34,7 @@
 #include "Measure/Timer.h"
 #include "Scheme/SchemeParser.h"
 #include "Spec/Check.h"
+#include "Support/Statistics.h"
 #include "ttile/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -123,13 +124,6 @@ bool checkKernel(const jit::Kernel &kernel,
     ok &= result.ok;
   }
   return ok;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle]
-                           : (values[middle - 1] + values[middle]) / 2;
 }
 
 /// Compiles every scheme `repeat` times and times each compilation's

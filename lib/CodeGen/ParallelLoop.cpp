@@ -8,6 +8,8 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include <map>
+
 namespace ttile::codegen {
 namespace {
 
@@ -153,6 +155,20 @@ void emitParallelLoop(EmitContext &cx, const TileNode &node, const LoopEnv &env,
                                    cx.constant(count));
     inner = stepInto(cx, inner, dim, iv, step, count);
   }
+  // A dimension that several of the loops step is a sum of as many
+  // quotients of the iteration number, each an unknown to scalar evolution
+  // and a term of every address along it; frozen, it is one unknown (a
+  // freeze of a value that is never poison is a no-op, and emits nothing).
+  // Loop strength reduction searches through the combinations of those
+  // terms: a Tfused over h, k, h, w compiled in 57 ms with h as two terms
+  // and in 27 ms with it frozen, to the same inner loops.
+  std::map<DimId, int> loopsOn;
+  for (const auto &loop : node.loops)
+    ++loopsOn[loop.first];
+  for (const auto &[dim, loops] : loopsOn)
+    if (loops > 1)
+      inner.index[dim] =
+          b.CreateFreeze(inner.index[dim], cx.spec.dims[dim].name);
   emitIteration(inner);
   b.CreateRetVoid();
 }

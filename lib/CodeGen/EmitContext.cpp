@@ -3,6 +3,7 @@
 #include "CodeGen/EmitContext.h"
 
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 
 namespace ttile::codegen {
@@ -49,7 +50,7 @@ llvm::Type *EmitContext::outputType() const {
 std::vector<llvm::Value *>
 EmitContext::countedLoop(llvm::StringRef name, int64_t tripCount,
                          std::vector<llvm::Value *> carried,
-                         const LoopBody &body) {
+                         const LoopBody &body, Unrolling unrolling) {
   if (tripCount == 1)
     return body(constant(0), std::move(carried));
 
@@ -81,8 +82,19 @@ EmitContext::countedLoop(llvm::StringRef name, int64_t tripCount,
   iv->addIncoming(next, latch);
   for (size_t i = 0; i < phis.size(); ++i)
     phis[i]->addIncoming(updated[i], latch);
-  builder.CreateCondBr(builder.CreateICmpEQ(next, constant(tripCount)), exit,
-                       header);
+  llvm::BranchInst *backEdge = builder.CreateCondBr(
+      builder.CreateICmpEQ(next, constant(tripCount)), exit, header);
+  if (unrolling == Unrolling::AsScheduled) {
+    // A loop ID: a distinct node whose first operand is itself.
+    llvm::TempMDTuple self = llvm::MDTuple::getTemporary(context, {});
+    llvm::MDNode *loopId = llvm::MDTuple::getDistinct(
+        context,
+        {self.get(),
+         llvm::MDNode::get(context, llvm::MDString::get(
+                                        context, "llvm.loop.unroll.disable"))});
+    loopId->replaceOperandWith(0, loopId);
+    backEdge->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  }
   builder.SetInsertPoint(exit);
   return updated;
 }

@@ -105,7 +105,8 @@ LoopNestEmitter::emitSerialLoop(const TileNode &node, const LoopEnv &env,
       [&](llvm::Value *iv, std::vector<llvm::Value *> inner) {
         return emit(node.child(), stepInto(cx_, env, dim, iv, step, tripCount),
                     std::move(inner));
-      });
+      },
+      EmitContext::Unrolling::AsScheduled);
 }
 
 std::vector<llvm::Value *>

@@ -18,8 +18,8 @@ namespace {
 /// stay constants in the body rather than travel through a slot: a loaded
 /// zero is an unknown to the optimizer, and every address built on it
 /// keeps a term that loop strength reduction then searches through (the
-/// body of a Tfused over three dimensions compiled five times slower with
-/// its origins loaded).
+/// body of a Tfused over three dimensions compiled in 200 ms with its
+/// origins loaded, 61 without).
 class ContextSlots {
 public:
   explicit ContextSlots(EmitContext &cx) : cx_(cx) {}

@@ -5,8 +5,9 @@
 // and the kernel calls the runtime's
 //   void ttile_parallel_for(ptr %body, ptr %context, i64 %iterations)
 // which runs every iteration once, on any worker, and returns when all are
-// done. The context is an array of i64 slots holding every value the body
-// needs from outside (tile bases, tensor pointers, flags).
+// done. The context is an array of i64 slots holding the values the body
+// needs from outside (tile bases, tensor pointers, flags) that are not
+// constants there; constants are the body's own.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_CODEGEN_PARALLELLOOP_H

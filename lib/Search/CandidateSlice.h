@@ -14,12 +14,19 @@
 // `minFlops`, a call long enough to be timed in one; of the next loop that
 // can be cut, the fewest iterations that keep minFlops stay. A Lambda keeps
 // its share of each part's repetitions, one at least, so that both
-// microkernels run, and the loops below it may be cut further. Every other
-// loop (R, Tpar, Tfused, and a T or Lambda that cannot be cut) runs
-// whole, and a loop below it is cut only where the data one iteration of
-// the whole loop touches stays at the cache level it is reused from on the
-// problem: the first level it fills at most half, or memory beyond twice
-// the last level (within a factor of two of a level's capacity, no cut).
+// microkernels run, and the loops below it may be cut further. A parallel
+// loop (Tpar, Tfused) whose outermost loop the workers divide evenly keeps
+// one iteration per worker; one of that many iterations or fewer, cut or
+// not, runs whole, and the loops below it are cut as at the top: a
+// worker's iteration reuses nothing another left in a cache. (Measured
+// whole, two-worker candidates with a Tpar or Tfused near their top ran
+// 0.3-0.8 s a call on the large TCCG cases, where a slice lasts 20 ms.)
+// Every other loop (R, another Tpar or Tfused, and a T or Lambda that
+// cannot be cut) runs whole, and a loop below it is cut only where the
+// data one iteration of the whole loop touches stays at the cache level it
+// is reused from on the problem: the first level it fills at most half, or
+// memory beyond twice the last level (within a factor of two of a level's
+// capacity, no cut).
 // Cutting under a whole loop regardless shrank what it reuses: on TCCG 20,
 // below a whole loop over e, a 25-MB output slice that fits the 32-MB L3, where
 // the 75-MB output does not, measured 24% faster than the problem ran.
@@ -35,6 +42,11 @@
 // over the output where the problem makes several: its kernel is compiled
 // not knowing that its pass is the first (jit::CompileOptions), so that it
 // loads the partial sums every pass of the problem but the first loads.
+//
+// What a top-level cut shrinks stays cached between the slice's calls where
+// the problem's may not: a slice can run faster than its problem (up to
+// 20% on the TCCG cases cut below a Tpar), so the tuner measures its
+// fastest finalists on the whole problem (Tuner.cpp, measureWholeProblem).
 //
 // The slice's spec keeps the problem's strides: its tensors are the first
 // elements of the problem's own, at the same addresses' distances, so a
@@ -70,11 +82,12 @@ struct CandidateSlice {
 
 /// The slice of `spec` on which to measure `candidate` (see above), at
 /// least `minFlops` floating-point operations, for `target`'s vectors and
-/// caches; the problem itself when no loop can be peeled. `candidate` must
-/// be valid for `spec`.
+/// caches and `workers` running its parallel loops; the problem itself
+/// when no loop can be peeled. `candidate` must be valid for `spec`.
 CandidateSlice sliceCandidate(const spec::Spec &spec,
                               const scheme::Scheme &candidate,
-                              const HostInfo &target, double minFlops);
+                              const HostInfo &target, int workers,
+                              double minFlops);
 
 } // namespace ttile::search
 

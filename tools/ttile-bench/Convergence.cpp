@@ -32,17 +32,19 @@ namespace {
 /// candidates of large layers would otherwise take seconds each.
 constexpr int kLongKernelRepetitions = 3;
 
-/// The candidate compiled, checked and timed; none (logged) when it fails
-/// to compile or computes a wrong result.
+/// The candidate compiled, checked and timed, its parallel loops on
+/// `workers`; none (logged) when it fails to compile or computes a wrong
+/// result.
 std::optional<Candidate> measureCandidate(const spec::Spec &spec,
                                           const scheme::Scheme &scheme,
+                                          int workers,
                                           const measure::TensorBuffers &buffers,
                                           const ConvergenceOptions &study) {
   const measure::MeasureOptions &options = study.measure;
   // The whole problem, or the tuner's slice of it.
   search::CandidateSlice slice{spec, scheme};
   if (study.slices)
-    slice = search::sliceCandidate(spec, scheme, host(),
+    slice = search::sliceCandidate(spec, scheme, host(), workers,
                                    search::TuneOptions().sliceSeconds *
                                        measure::measuredPeakFlops());
   std::optional<search::CheckedKernel> checked =
@@ -122,7 +124,7 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
        search::drawCandidates(space, options.seed, options.candidates,
                               options.candidates)) {
     std::optional<Candidate> candidate =
-        measureCandidate(spec, scheme, buffers, options);
+        measureCandidate(spec, scheme, space.workers(), buffers, options);
     if (!candidate) {
       ++study.rejected;
       continue;

@@ -24,7 +24,7 @@ const HostInfo kTarget = HostInfo::avx512();
 std::string slicedScheme(const spec::Spec &spec, const std::string &scheme,
                          double minFlops) {
   return scheme::printScheme(
-      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, minFlops)
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1, minFlops)
           .scheme);
 }
 
@@ -34,7 +34,7 @@ TEST(CandidateSlice, DropsTheOutermostLoopsAndKeepsTheNestBelow) {
       "T(4,i) T(2,k) T(3,i) T(2,j) T(16,k) U(8,i) U(2,j) V(j)";
   const double flops = static_cast<double>(spec.flops());
   CandidateSlice slice =
-      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, flops / 4);
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1, flops / 4);
   EXPECT_EQ(scheme::printScheme(slice.scheme),
             "T(2,k) T(3,i) T(2,j) T(16,k) U(8,i) U(2,j) V(j)");
   EXPECT_DOUBLE_EQ(slice.factor, 4);
@@ -62,7 +62,7 @@ TEST(CandidateSlice, KeepsTheFewestIterationsOfTheNextLoop) {
       spec,
       scheme::parseScheme(
           "T(4,i) T(2,k) T(3,i) T(2,j) T(16,k) U(8,i) U(2,j) V(j)"),
-      kTarget, flops / 3);
+      kTarget, 1, flops / 3);
   EXPECT_EQ(scheme::printScheme(slice.scheme),
             "T(2,i) T(2,k) T(3,i) T(2,j) T(16,k) U(8,i) U(2,j) V(j)");
   EXPECT_DOUBLE_EQ(slice.factor, 2);
@@ -81,7 +81,7 @@ TEST(CandidateSlice, SaysWhereItCutsPassesOverTheOutput) {
   EXPECT_TRUE(sliceCandidate(spec,
                              scheme::parseScheme("T(4,i) T(2,k) T(3,i) T(2,j) "
                                                  "T(16,k) U(8,i) U(2,j) V(j)"),
-                             kTarget, flops / 8)
+                             kTarget, 1, flops / 8)
                   .cutsReductionPasses);
   // T(2,k) just above the register tile is inside the Hoist the compiler
   // infers: the problem's accumulators stay in registers across it, and
@@ -89,7 +89,7 @@ TEST(CandidateSlice, SaysWhereItCutsPassesOverTheOutput) {
   spec::Spec small = spec::matmul(12, 64, 32);
   CandidateSlice insideHoist = sliceCandidate(
       small, scheme::parseScheme("T(2,i) T(2,k) T(16,k) U(6,i) U(4,j) V(j)"),
-      kTarget, static_cast<double>(small.flops()) / 4);
+      kTarget, 1, static_cast<double>(small.flops()) / 4);
   EXPECT_EQ(scheme::printScheme(insideHoist.scheme),
             "T(16,k) U(6,i) U(4,j) V(j)");
   EXPECT_FALSE(insideHoist.cutsReductionPasses);
@@ -102,7 +102,7 @@ TEST(CandidateSlice, MeasuresWholeWhatCannotBeCut) {
       "T(4,i) T(2,k) T(3,i) T(2,j) T(16,k) U(8,i) U(2,j) V(j)";
   // The problem is no longer than the minimum.
   CandidateSlice whole =
-      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, flops);
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1, flops);
   EXPECT_EQ(scheme::printScheme(whole.scheme), scheme);
   EXPECT_DOUBLE_EQ(whole.factor, 1);
   EXPECT_EQ(whole.spec.str(), spec.str());
@@ -119,7 +119,7 @@ TEST(CandidateSlice, CutsAMaskedDimensionToWholeTilesByIterations) {
   spec::Spec spec = spec::matmul(90, 64, 32);
   const std::string scheme = "T(4,i) T(3,i) T(2,j) T(32,k) U(8,i) U(2,j) V(j)";
   CandidateSlice slice =
-      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget,
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1,
                      static_cast<double>(spec.flops()) / 3);
   EXPECT_EQ(scheme::printScheme(slice.scheme),
             "T(2,i) T(3,i) T(2,j) T(32,k) U(8,i) U(2,j) V(j)");
@@ -130,6 +130,75 @@ TEST(CandidateSlice, CutsAMaskedDimensionToWholeTilesByIterations) {
   // Once a tile is dropped, the 24 rows left are covered exactly, and the
   // loops below are cut as any other.
   EXPECT_EQ(slicedScheme(spec, scheme, 1), "U(8,i) U(2,j) V(j)");
+}
+
+TEST(CandidateSlice, CutsBelowAParallelLoopOfOneIterationPerWorker) {
+  // Tpar(2,j) runs whole. On two workers each runs one of its iterations,
+  // which reuses nothing another left: T(4,i) below is cut as at the top,
+  // and the slice runs on both workers.
+  spec::Spec spec = spec::matmul(96, 64, 32);
+  const double flops = static_cast<double>(spec.flops());
+  const std::string scheme =
+      "Tpar(2,j) T(4,i) T(3,i) T(32,k) U(8,i) U(2,j) V(j)";
+  CandidateSlice slice =
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 2, flops / 4);
+  EXPECT_EQ(scheme::printScheme(slice.scheme),
+            "Tpar(2,j) T(3,i) T(32,k) U(8,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(slice.factor, 4);
+  EXPECT_NO_THROW(
+      scheme::validateScheme(slice.scheme, slice.spec, kTarget.vectorWidth));
+  // It computes the slice's reference on the problem's buffers, on
+  // however many workers this machine has.
+  measure::TensorBuffers buffers(spec, 3);
+  EXPECT_TRUE(compileAndCheck(slice.spec, slice.scheme, buffers, {}));
+  // On one worker it is a serial loop, and is cut as one at the top.
+  CandidateSlice serial =
+      sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1, flops / 4);
+  EXPECT_EQ(scheme::printScheme(serial.scheme),
+            "Tpar(1,j) T(2,i) T(3,i) T(32,k) U(8,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(serial.factor, 4);
+}
+
+TEST(CandidateSlice, CutsAParallelLoopToOneIterationPerWorker) {
+  // Tpar(4,j) on two workers keeps two iterations, one per worker, and the
+  // loops below are cut as at the top.
+  spec::Spec spec = spec::matmul(96, 64, 32);
+  const double flops = static_cast<double>(spec.flops());
+  CandidateSlice slice = sliceCandidate(
+      spec, scheme::parseScheme("Tpar(4,j) T(4,i) T(3,i) T(32,k) U(8,i) V(j)"),
+      kTarget, 2, flops / 8);
+  EXPECT_EQ(scheme::printScheme(slice.scheme),
+            "Tpar(2,j) T(3,i) T(32,k) U(8,i) V(j)");
+  EXPECT_DOUBLE_EQ(slice.factor, 8);
+  EXPECT_EQ(slice.spec.dims[slice.spec.dimId("j")].size, 32);
+  measure::TensorBuffers buffers(spec, 3);
+  EXPECT_TRUE(compileAndCheck(slice.spec, slice.scheme, buffers, {}));
+  // Tfused's eight iterations: on eight workers, one each, nothing cut
+  // there (T(4,i) dropped below, T(3,i) down to 2). On four, its outer
+  // loop keeps four iterations, one per worker, and the inner one one, so
+  // that the workers differ in a, as each one's block of the problem's
+  // iterations does. On three, which do not divide a's 4, it runs whole,
+  // and its iterations, 28 KiB each, are not cut below either.
+  spec::Spec batched = spec::contraction(
+      "aik,kj->aij", {{'a', 4}, {'i', 96}, {'j', 64}, {'k', 32}});
+  const std::string fused =
+      "Tfused([(a,4),(j,2)]) T(4,i) T(3,i) T(32,k) U(8,i) U(2,j) V(j)";
+  const double batchedFlops = static_cast<double>(batched.flops());
+  auto slicedOn = [&](int workers) {
+    return sliceCandidate(batched, scheme::parseScheme(fused), kTarget, workers,
+                          batchedFlops / 8);
+  };
+  EXPECT_EQ(scheme::printScheme(slicedOn(8).scheme),
+            "Tfused([(a,4),(j,2)]) T(2,i) T(32,k) U(8,i) U(2,j) V(j)");
+  CandidateSlice onFour = slicedOn(4);
+  EXPECT_EQ(scheme::printScheme(onFour.scheme),
+            "Tfused([(a,4),(j,1)]) T(3,i) T(32,k) U(8,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(onFour.factor, 8);
+  EXPECT_NO_THROW(
+      validateScheme(onFour.scheme, onFour.spec, kTarget.vectorWidth));
+  EXPECT_TRUE(compileAndCheck(onFour.spec, onFour.scheme,
+                              measure::TensorBuffers(batched, 3), {}));
+  EXPECT_EQ(scheme::printScheme(slicedOn(3).scheme), fused);
 }
 
 TEST(CandidateSlice, KeepsWhatAWholeLoopAboveReusesAtItsCacheLevel) {
@@ -147,7 +216,7 @@ TEST(CandidateSlice, KeepsWhatAWholeLoopAboveReusesAtItsCacheLevel) {
       scheme::parseScheme("Lambda(d,[(1,2),(1,8)]) T(3,c) T(2,g) T(2,e) "
                           "T(4,c) T(4,e) T(8,f) T(4,d) U(lambda,d) U(2,g) "
                           "V(g)"),
-      kTarget, 1);
+      kTarget, 1, 1);
   EXPECT_EQ(scheme::printScheme(cut.scheme),
             "Lambda(d,[(1,2),(1,8)]) T(2,g) T(2,e) T(4,c) T(4,e) T(8,f) "
             "T(4,d) U(lambda,d) U(2,g) V(g)");
@@ -168,7 +237,7 @@ TEST(CandidateSlice, KeepsWhatAWholeLoopAboveReusesAtItsCacheLevel) {
           "Lambda(b,[(1,4),(1,6)]) T(2,e) T(4,c) T(2,e) T(135,g) Pack(A) "
           "T(15,c) T(6,b) Hoist(e,f) T(18,e) T(8,f) U(9,f) U(lambda,b) "
           "U(2,g) V(g)"),
-      kTarget, tccg30Flops / 30);
+      kTarget, 1, tccg30Flops / 30);
   EXPECT_EQ(scheme::printScheme(slice.scheme),
             "Lambda(b,[(1,4),(1,6)]) T(2,e) T(135,g) Pack(A) T(15,c) T(6,b) "
             "Hoist(e,f) T(18,e) T(8,f) U(9,f) U(lambda,b) U(2,g) V(g)");
@@ -190,7 +259,7 @@ TEST(CandidateSlice, CutsALambdasRepetitionsAndTheNestBelow) {
           "Lambda(b,[(3,8),(4,9)]) T(2,e) T(4,c) T(2,e) T(135,g) Pack(A) "
           "T(15,c) Hoist(e,f) T(18,e) T(8,f) U(9,f) U(lambda,b) U(2,g) "
           "V(g)"),
-      kTarget, static_cast<double>(tccg30.flops()) / 30);
+      kTarget, 1, static_cast<double>(tccg30.flops()) / 30);
   EXPECT_EQ(scheme::printScheme(slice.scheme),
             "Lambda(b,[(1,8),(1,9)]) T(2,e) T(135,g) Pack(A) T(15,c) "
             "Hoist(e,f) T(18,e) T(8,f) U(9,f) U(lambda,b) U(2,g) V(g)");
@@ -226,8 +295,9 @@ SpecialCuts expectSlicesComputeTheirReference(const spec::Spec &spec,
   SpecialCuts special;
   for (int i = 0; i < draws; ++i) {
     scheme::Scheme candidate = space.sample(random);
-    CandidateSlice slice = sliceCandidate(
-        spec, candidate, host(), static_cast<double>(spec.flops()) / 6);
+    CandidateSlice slice =
+        sliceCandidate(spec, candidate, host(), space.workers(),
+                       static_cast<double>(spec.flops()) / 6);
     SCOPED_TRACE(scheme::printScheme(candidate) + " sliced as " +
                  scheme::printScheme(slice.scheme));
     // The FLOPs' ratio, or more where a masked tile was cut away.

@@ -60,6 +60,22 @@ const float *constantInput(const Ort::ConstKernelInfo &info, size_t index) {
   return isConstant ? value.GetTensorData<float>() : nullptr;
 }
 
+decltype(RunArgs::parallelFor) sessionParallelFor(const OrtApi &api,
+                                                  OrtKernelContext *context) {
+  return
+      [&api, context](int64_t tasks, const std::function<void(int64_t)> &task) {
+        OrtStatusPtr status = api.KernelContext_ParallelFor(
+            context, runTask, static_cast<size_t>(tasks),
+            static_cast<size_t>(tasks),
+            const_cast<void *>(static_cast<const void *>(&task)));
+        if (status) { // No pool to lend: run the tasks here, in turn.
+          api.ReleaseStatus(status);
+          for (int64_t i = 0; i < tasks; ++i)
+            task(i);
+        }
+      };
+}
+
 RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *rawContext,
                   const NodeRun &node, const SessionSettings &settings) {
   Ort::KernelContext context(rawContext);
@@ -82,19 +98,7 @@ RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *rawContext,
       context.GetOutput(0, node.outputShape).GetTensorMutableData<float>();
   if (!settings.sessionThreads)
     return args;
-  args.parallelFor = [&api, rawContext](
-                         int64_t tasks,
-                         const std::function<void(int64_t)> &task) {
-    OrtStatusPtr status = api.KernelContext_ParallelFor(
-        rawContext, runTask, static_cast<size_t>(tasks),
-        static_cast<size_t>(tasks),
-        const_cast<void *>(static_cast<const void *>(&task)));
-    if (status) { // No pool to lend: run the tasks here, in turn.
-      api.ReleaseStatus(status);
-      for (int64_t i = 0; i < tasks; ++i)
-        task(i);
-    }
-  };
+  args.parallelFor = sessionParallelFor(api, rawContext);
   return args;
 }
 

@@ -1,8 +1,9 @@
 //===- onnxruntime/OpSupport.h - What every ttile op shares -----*- C++ -*-===//
 //
 // The operators of the domain "ttile" (ConvOp.h, MatMulOp.h, EinsumOp.h) are
-// thin adapters from ONNX Runtime's custom-op API to a ttile operator. What
-// they share lives here: the session's settings, reading attributes, the fused
+// thin adapters from ONNX Runtime's custom-op API to a ttile operator; the
+// domain's MaxPool (MaxPoolOp.h) keeps NHWC graphs NHWC. What they share
+// lives here: the session's settings, reading attributes, the fused
 // activation, lending the session's threads to a run, and turning errors
 // into ONNX Runtime statuses that name the op and the node.
 //
@@ -94,6 +95,12 @@ struct NodeRun {
   bool hasBias = false;         ///< The node has input 2 (which may be empty).
   bool residual = false;        ///< The node has input 3.
 };
+
+/// The session's intra-op threads for one run, as RunArgs::parallelFor
+/// takes them (KernelContext_ParallelFor), the tasks in turn on the
+/// calling thread when the session lends none.
+decltype(RunArgs::parallelFor) sessionParallelFor(const OrtApi &api,
+                                                  OrtKernelContext *context);
 
 /// The RunArgs of one run of `node`: its inputs, checked against the shape
 /// it was created for, its output, and the session's intra-op threads for

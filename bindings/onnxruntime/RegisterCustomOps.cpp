@@ -13,6 +13,7 @@
 #include "ConvOp.h"
 #include "EinsumOp.h"
 #include "MatMulOp.h"
+#include "MaxPoolOp.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@ namespace {
 using ttile::onnxruntime::ConvOp;
 using ttile::onnxruntime::EinsumOp;
 using ttile::onnxruntime::MatMulOp;
+using ttile::onnxruntime::MaxPoolOp;
 
 /// The domains, and their ops, must outlive every session that uses them:
 /// those of the process, one per registration, live until it exits.
@@ -36,6 +38,7 @@ struct Registration {
   std::unique_ptr<ConvOp> conv;
   std::unique_ptr<MatMulOp> matmul;
   std::unique_ptr<EinsumOp> einsum;
+  std::unique_ptr<MaxPoolOp> maxPool;
 };
 
 std::vector<Registration> &registrations() {
@@ -125,10 +128,12 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
     Registration registration{Ort::CustomOpDomain("ttile"),
                               std::make_unique<ConvOp>(settings),
                               std::make_unique<MatMulOp>(settings),
-                              std::make_unique<EinsumOp>(settings)};
+                              std::make_unique<EinsumOp>(settings),
+                              std::make_unique<MaxPoolOp>(settings)};
     registration.domain.Add(registration.conv.get());
     registration.domain.Add(registration.matmul.get());
     registration.domain.Add(registration.einsum.get());
+    registration.domain.Add(registration.maxPool.get());
     Ort::UnownedSessionOptions(options).Add(registration.domain);
     std::lock_guard<std::mutex> lock(mutex);
     registrations().push_back(std::move(registration));

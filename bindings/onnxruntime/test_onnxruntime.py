@@ -98,7 +98,7 @@ class RewriteTest(unittest.TestCase):
             "conv_clip": b"Clip", "conv_leaky_relu": b"LeakyRelu",
             "conv_silu": b"SiLU", "depthwise": b"Clip", "dilation": b"Relu",
             "groups": None, "auto_pad": b"Sigmoid",
-            "unsupported_conv": b"Relu"}
+            "unsupported_conv": b"Relu", "pools": b"Relu"}
         for name in models.PATTERNS:
             model = models.pattern(name)
             for layout in ("nhwc", "nchw"):
@@ -232,6 +232,23 @@ class RewriteTest(unittest.TestCase):
         self.check_agrees(model, rewritten, threads=2)
         self.check_agrees(model, rewritten, threads=2, pool="ttile")
 
+    def test_max_pools_stay_nhwc(self):
+        model = models.pattern("pools")
+        rewritten, text = self.rewritten(model, "nhwc")
+        pools = [n for n in rewritten.graph.node
+                 if n.domain == "ttile" and n.op_type == "MaxPool"]
+        self.assertEqual(len(pools), 3, text)
+        self.assertIn("3 of 4 MaxPool nodes to ttile.MaxPool", text)
+        self.assertIn(": ceil_mode 1", text)
+        # The ceil_mode pool runs in NCHW, the tiled average pool as
+        # ReduceMeans on NHWC.
+        self.assertEqual(sorted(n.op_type for n in rewritten.graph.node
+                                if n.op_type in ("MaxPool", "ReduceMean")
+                                and n.domain != "ttile"),
+                         ["MaxPool", "ReduceMean", "ReduceMean"])
+        self.check_agrees(model, rewritten)
+        self.check_agrees(model, rewritten, threads=2)
+
     def test_weights_that_are_not_initializers(self):
         model = models.pattern("conv_relu")
         weights = model.graph.initializer[0]
@@ -320,12 +337,13 @@ class ErrorTest(unittest.TestCase):
         return str(raised.exception)
 
     @staticmethod
-    def with_attribute(model, name, value):
-        """`model` with attribute `name` of its first ttile node set to
-        `value`."""
+    def with_attribute(model, name, value, op_type=None):
+        """`model` with attribute `name` of its first ttile node (of
+        `op_type`, if given) set to `value`."""
         changed = type(model)()
         changed.CopyFrom(model)
-        node = next(n for n in changed.graph.node if n.domain == "ttile")
+        node = next(n for n in changed.graph.node if n.domain == "ttile" and
+                    op_type in (None, n.op_type))
         kept = [a for a in node.attribute if a.name != name]
         del node.attribute[:]
         node.attribute.extend(kept)
@@ -406,6 +424,25 @@ class ErrorTest(unittest.TestCase):
                 message = self.session_error(
                     self.with_attribute(rewritten, "equation", value))
                 self.assertIn("ttile.Einsum", message)
+                self.assertIn(expected, message)
+
+    def test_library_refuses_bad_pools_with_a_message(self):
+        model = models.pattern("pools")
+        rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),
+                                    say=lambda line: None)
+        # The first ttile.MaxPool: X [1,12,12,16], kernel 2x2, stride 2.
+        for name, value, expected in (
+                ("kernel_shape", [3], "kernel_shape is [3]; ttile.MaxPool "
+                                      "is 2D and needs two positive values"),
+                ("strides", [0, 1], "strides is [0,1]"),
+                ("pads", [1, 1], "pads is [1,1]; ttile.MaxPool needs four "
+                                 "values, none negative"),
+                ("kernel_shape", [13, 13], "the window spans 13 where X, "
+                                           "padded, has 12")):
+            with self.subTest(attribute=name, value=value):
+                message = self.session_error(
+                    self.with_attribute(rewritten, name, value, "MaxPool"))
+                self.assertIn("ttile.MaxPool (node", message)
                 self.assertIn(expected, message)
 
 

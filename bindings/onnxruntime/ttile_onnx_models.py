@@ -312,6 +312,21 @@ def pattern(name):
         y = g.node("Reshape", [y, g.constant_int64([1, 8, 144])])
         w = g.rng.normal(0, 0.3, (4, 8, 3))
         y = g.node("Conv", [y, g.constant(w)], pads=[1, 1])
+    elif name == "pools":
+        # The poolings of an NHWC graph: darknet's tiled 2x2 max pool, one
+        # dilated and padded unevenly, and ResNet's padded, strided 3x3, as
+        # ttile.MaxPool; a ceil_mode max pool, left to ONNX Runtime in NCHW;
+        # a tiled average pool (DenseNet's), as a Reshape and ReduceMeans.
+        # 12x12 -> 6x6 -> 5x5 -> 3x3 -> 2x2 -> 1x1.
+        y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])
+        y = g.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])
+        y = g.node("MaxPool", [y], kernel_shape=[2, 2], dilations=[2, 2],
+                   pads=[0, 1, 1, 0])
+        y = g.node("MaxPool", [g.conv(y, 16, 16, 3, bias=True, bn=False)],
+                   kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        y = g.node("MaxPool", [y], kernel_shape=[2, 2], ceil_mode=1)
+        y = g.node("AveragePool", [g.conv(y, 16, 8, 1, bias=True, bn=False)],
+                   kernel_shape=[2, 2], strides=[2, 2])
     elif name == "gemm_fc":
         # A classifier's head, its ReLU fused.
         y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])
@@ -378,7 +393,7 @@ def pattern(name):
 
 PATTERNS = ["conv_relu", "conv_add_relu", "residual_block", "conv_clip",
             "conv_leaky_relu", "conv_silu", "depthwise", "dilation", "groups", "auto_pad",
-            "batchnorm_chain", "unsupported_conv"]
+            "batchnorm_chain", "unsupported_conv", "pools"]
 # Gemm and MatMul nodes, to ttile.MatMul.
 PRODUCT_PATTERNS = ["gemm_fc", "matmul_linear", "matmul_batched",
                     "gemm_transposed", "unsupported_gemm"]

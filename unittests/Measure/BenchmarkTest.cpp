@@ -218,22 +218,32 @@ void spinFor(double seconds) {
 TEST(Benchmark, EstimatesTheCostOfMeasuringAlternately) {
   MeasureOptions options = quick(); // Batches of 5 ms / 7.
   const std::vector<double> callSeconds = {100e-6, 2e-3};
-  std::vector<int64_t> calls(callSeconds.size(), 0);
-  std::vector<std::function<void()>> runs;
-  for (size_t i = 0; i < callSeconds.size(); ++i)
-    runs.push_back([&, i] {
-      ++calls[i];
-      spinFor(callSeconds[i]);
-    });
-  measureAlternately(runs, options);
-  for (size_t i = 0; i < callSeconds.size(); ++i) {
-    double estimatedCalls =
-        measureAlternatelySeconds({callSeconds[i]}, options) / callSeconds[i];
-    // A call the machine slowed down ends calibration early: fewer calls,
-    // never more.
-    EXPECT_LE(calls[i], std::llround(estimatedCalls)) << callSeconds[i];
-    EXPECT_GE(calls[i], estimatedCalls / 2) << callSeconds[i];
+  // A call the machine slowed down ends calibration early: fewer calls,
+  // never more. A preemption (CI runs two tests at a time on two cores;
+  // the 100-us calls once made 10 of the 80 estimated) only ever lowers
+  // the count, so one measurement of three must reach half the estimate.
+  std::vector<int64_t> mostCalls(callSeconds.size(), 0);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<int64_t> calls(callSeconds.size(), 0);
+    std::vector<std::function<void()>> runs;
+    for (size_t i = 0; i < callSeconds.size(); ++i)
+      runs.push_back([&, i] {
+        ++calls[i];
+        spinFor(callSeconds[i]);
+      });
+    measureAlternately(runs, options);
+    for (size_t i = 0; i < callSeconds.size(); ++i) {
+      double estimatedCalls =
+          measureAlternatelySeconds({callSeconds[i]}, options) / callSeconds[i];
+      EXPECT_LE(calls[i], std::llround(estimatedCalls)) << callSeconds[i];
+      mostCalls[i] = std::max(mostCalls[i], calls[i]);
+    }
   }
+  for (size_t i = 0; i < callSeconds.size(); ++i)
+    EXPECT_GE(mostCalls[i],
+              measureAlternatelySeconds({callSeconds[i]}, options) /
+                  callSeconds[i] / 2)
+        << callSeconds[i];
   // 100 us: calibration 1+2+4+8, then 7 rounds of 8 calls and one untimed.
   EXPECT_DOUBLE_EQ(measureAlternatelySeconds({100e-6}, options) / 100e-6,
                    options.warmupRuns + 15 + 7 * 9);

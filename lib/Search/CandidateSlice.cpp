@@ -160,20 +160,22 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
     return true;
   };
   // A parallel loop (Tpar, Tfused) whose outermost loop the workers divide
-  // evenly is cut to one iteration per worker, as a T loop is cut to its
-  // fewest: that loop keeps one iteration per worker, the loops it fuses
-  // inside one each. On the problem each worker's block of iterations is a
-  // range of that outer loop's, so the workers share what they share on the
-  // slice. (Cutting the outer loops of a Tfused([(g,3),(d,2)]) to one, and
-  // leaving the workers (g0,d0) and (g0,d1), let them share the g-slice of
-  // a tensor that on the problem they do not: on TCCG 29 such a slice ran
-  // at 358 GFLOP/s, its problem at 317, and it won.) A parallel loop of one
-  // iteration per worker at most, cut or not, runs whole, and the loops
-  // below it are cut as at the top: no iteration reuses what another left
-  // in a cache. (Measured whole, two-worker candidates with a Tpar or
-  // Tfused near their top ran 0.3-0.8 s a call on the large TCCG cases,
-  // where a slice lasts 20 ms.) Any other runs whole, a loop below it cut
-  // only where its reuse holds.
+  // evenly is cut as nested T loops are, for each worker: its iterations
+  // keep the fewest that keep minFlops, one per worker where one is
+  // enough. On the problem each worker's block of iterations is a range of
+  // that outer loop's, and so it is on the slice: the workers share what
+  // they share on the problem. (Cutting the outer loops of a
+  // Tfused([(g,3),(d,2)]) to one, and leaving the workers (g0,d0) and
+  // (g0,d1), let them share the g-slice of a tensor that on the problem
+  // they do not: on TCCG 29 such a slice ran at 358 GFLOP/s, its problem
+  // at 317, and it won.) Below a parallel loop of one iteration per worker
+  // at most, cut or not, loops are cut as at the top: no iteration reuses
+  // what another left in a cache. (Measured whole, two-worker candidates
+  // with a Tpar or Tfused near their top ran 0.3-0.8 s a call on the large
+  // TCCG cases, where a slice lasts 20 ms.) Below one of several, nothing
+  // is cut, as below a T loop cut to several. Any other runs whole, a loop
+  // below it cut only where its reuse holds. Returns whether the loops
+  // below may be cut.
   auto sliceParallel = [&](const scheme::Atom &atom) {
     std::vector<std::pair<spec::DimId, int64_t>> kept = node->loops;
     std::vector<spec::DimId> dims;
@@ -182,12 +184,32 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       dims.push_back(dim);
       iterations *= count;
     }
-    bool perWorker = iterations <= workers;
-    if (!perWorker && kept.front().second % workers == 0 &&
-        sliceFlops * workers >= minFlops * static_cast<double>(iterations)) {
-      kept.front().second = workers;
-      for (size_t inner = 1; inner < kept.size(); ++inner)
-        kept[inner].second = 1;
+    // Each worker's iterations, as loops: its share of the outermost, then
+    // the others. The fewest that keep minFlops stay, from the outermost
+    // in, as of nested T loops: each keeps one while the loops inside it
+    // give enough, the next what is lacking, the rest whole.
+    const auto needed =
+        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
+                                 minFlops * static_cast<double>(iterations) /
+                                 (sliceFlops * static_cast<double>(workers)))));
+    int64_t perWorker = 1;
+    bool cuttable = iterations > workers &&
+                    kept.front().second % workers == 0 &&
+                    needed < iterations / workers;
+    if (cuttable) {
+      kept.front().second /= workers;
+      int64_t inside = iterations / workers;
+      for (auto &[dim, count] : kept) {
+        inside /= count;
+        if (inside >= needed) {
+          count = 1;
+          continue;
+        }
+        count = (needed + inside - 1) / inside;
+        perWorker = count * inside;
+        break;
+      }
+      kept.front().second *= workers;
       // What the loop covers of each dimension, cut; the others keep
       // their sizes.
       std::vector<int64_t> keptExtent = node->child().extent;
@@ -201,23 +223,25 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
           cutSizes[dim] = keptExtent[dim];
           shrunk.push_back(dim);
         }
-      perWorker = cut(shrunk, std::move(cutSizes));
+      cuttable = cut(shrunk, std::move(cutSizes));
     }
-    if (!perWorker) {
+    if (!cuttable && iterations > workers) {
       keepWhole(atom, dims);
-      return;
+      return true;
     }
     for (spec::DimId dim : dims)
       cutNoFurther[dim] = true;
     if (kept.size() == 1 && std::holds_alternative<scheme::TparAtom>(atom)) {
       sliced.atoms.push_back(
           scheme::TparAtom{kept[0].second, spec.dims[kept[0].first].name});
-      return;
+    } else {
+      scheme::TfusedAtom fused;
+      for (const auto &[dim, count] : kept)
+        fused.loops.emplace_back(spec.dims[dim].name, count);
+      sliced.atoms.push_back(fused);
     }
-    scheme::TfusedAtom fused;
-    for (const auto &[dim, count] : kept)
-      fused.loops.emplace_back(spec.dims[dim].name, count);
-    sliced.atoms.push_back(fused);
+    // Several iterations per worker reach minFlops: nothing below is cut.
+    return perWorker == 1;
   };
   for (; next < candidate.atoms.size(); ++next, node = &iterationOf(*node)) {
     const scheme::Atom &atom = candidate.atoms[next];
@@ -275,9 +299,12 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
     if (const auto *r = std::get_if<scheme::RAtom>(&atom))
       keepWhole(atom, {spec.dimId(r->dim)});
     else if (std::holds_alternative<scheme::TparAtom>(atom) ||
-             std::holds_alternative<scheme::TfusedAtom>(atom))
-      sliceParallel(atom);
-    else
+             std::holds_alternative<scheme::TfusedAtom>(atom)) {
+      if (!sliceParallel(atom)) {
+        ++next;
+        break;
+      }
+    } else
       break;
   }
   if (factor == 1)

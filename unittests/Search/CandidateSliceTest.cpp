@@ -199,6 +199,16 @@ TEST(CandidateSlice, CutsAParallelLoopToOneIterationPerWorker) {
   EXPECT_TRUE(compileAndCheck(onFour.spec, onFour.scheme,
                               measure::TensorBuffers(batched, 3), {}));
   EXPECT_EQ(scheme::printScheme(slicedOn(3).scheme), fused);
+  // Where one iteration per worker is too short, each keeps the fewest
+  // that are long enough, and nothing below is cut: for half the problem
+  // on two workers, two of each one's four, one of a's and both of j's.
+  CandidateSlice several = sliceCandidate(batched, scheme::parseScheme(fused),
+                                          kTarget, 2, batchedFlops / 2);
+  EXPECT_EQ(scheme::printScheme(several.scheme),
+            "Tfused([(a,2),(j,2)]) T(4,i) T(3,i) T(32,k) U(8,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(several.factor, 2);
+  EXPECT_TRUE(compileAndCheck(several.spec, several.scheme,
+                              measure::TensorBuffers(batched, 3), {}));
 }
 
 TEST(CandidateSlice, KeepsWhatAWholeLoopAboveReusesAtItsCacheLevel) {

@@ -16,9 +16,10 @@
 // its share of each part's repetitions, one at least, so that both
 // microkernels run, and the loops below it may be cut further. A parallel
 // loop (Tpar, Tfused) whose outermost loop the workers divide evenly keeps
-// one iteration per worker; one of that many iterations or fewer, cut or
-// not, runs whole, and the loops below it are cut as at the top: a
-// worker's iteration reuses nothing another left in a cache. (Measured
+// the fewest iterations per worker that keep minFlops, one where one is
+// enough; below one of one iteration per worker or fewer, cut or not,
+// loops are cut as at the top: a worker's iteration reuses nothing another
+// left in a cache. (Measured
 // whole, two-worker candidates with a Tpar or Tfused near their top ran
 // 0.3-0.8 s a call on the large TCCG cases, where a slice lasts 20 ms.)
 // Every other loop (R, another Tpar or Tfused, and a T or Lambda that

@@ -10,10 +10,28 @@
 namespace ttile::onnxruntime {
 namespace {
 
-/// The attribute `name` of two positive values ([h, w]), `fallback` when
-/// absent.
+/// The largest value of an attribute: the window's extent, computed from
+/// them, cannot overflow.
+constexpr int64_t kMaxAttribute = int64_t{1} << 24;
+
+/// Whether `values` are `count` values from `least` to kMaxAttribute; else
+/// the error that says so of the attribute `name`.
+void checkValues(const char *name, const std::vector<int64_t> &values,
+                 size_t count, int64_t least) {
+  if (values.size() != count ||
+      !std::all_of(values.begin(), values.end(), [&](int64_t value) {
+        return value >= least && value <= kMaxAttribute;
+      }))
+    throw Error(std::string(name) + " is " + shapeText(values) +
+                "; ttile.MaxPool is 2D and needs " + std::to_string(count) +
+                " values from " + std::to_string(least) + " to " +
+                std::to_string(kMaxAttribute));
+}
+
+/// The attribute `name` of two values ([h, w]) from `least` on, `fallback`
+/// when absent.
 std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
-                                     const char *name,
+                                     const char *name, int64_t least,
                                      std::optional<int64_t> fallback) {
   auto values = optionalAttribute<std::vector<int64_t>>(info, name);
   if (!values) {
@@ -21,9 +39,7 @@ std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
       throw Error(std::string(name) + " is missing");
     return {*fallback, *fallback};
   }
-  if (values->size() != 2 || (*values)[0] < 1 || (*values)[1] < 1)
-    throw Error(std::string(name) + " is " + shapeText(*values) +
-                "; ttile.MaxPool is 2D and needs two positive values");
+  checkValues(name, *values, 2, least);
   return {(*values)[0], (*values)[1]};
 }
 
@@ -39,15 +55,13 @@ PoolWindows windowsOf(const Ort::ConstKernelInfo &info) {
   windows.H = x[1];
   windows.W = x[2];
   windows.C = x[3];
-  windows.kernel = pairAttribute(info, "kernel_shape", std::nullopt);
-  windows.stride = pairAttribute(info, "strides", 1);
-  windows.dilation = pairAttribute(info, "dilations", 1);
+  windows.kernel = pairAttribute(info, "kernel_shape", 1, std::nullopt);
+  windows.stride = pairAttribute(info, "strides", 1, 1);
+  windows.dilation = pairAttribute(info, "dilations", 1, 1);
   std::vector<int64_t> pads =
       optionalAttribute<std::vector<int64_t>>(info, "pads")
           .value_or(std::vector<int64_t>(4, 0));
-  if (pads.size() != 4 || *std::min_element(pads.begin(), pads.end()) < 0)
-    throw Error("pads is " + shapeText(pads) +
-                "; ttile.MaxPool needs four values, none negative");
+  checkValues("pads", pads, 4, 0);
   windows.padBegin = {pads[0], pads[1]};
   windows.padEnd = {pads[2], pads[3]};
   // ONNX's output extent with ceil_mode 0.

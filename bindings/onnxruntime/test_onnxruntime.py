@@ -433,10 +433,12 @@ class ErrorTest(unittest.TestCase):
         # The first ttile.MaxPool: X [1,12,12,16], kernel 2x2, stride 2.
         for name, value, expected in (
                 ("kernel_shape", [3], "kernel_shape is [3]; ttile.MaxPool "
-                                      "is 2D and needs two positive values"),
+                                      "is 2D and needs 2 values from 1 to "
+                                      "16777216"),
                 ("strides", [0, 1], "strides is [0,1]"),
-                ("pads", [1, 1], "pads is [1,1]; ttile.MaxPool needs four "
-                                 "values, none negative"),
+                ("dilations", [1, 1 << 40], "dilations is [1,"),
+                ("pads", [1, 1], "pads is [1,1]; ttile.MaxPool is 2D and "
+                                 "needs 4 values from 0 to 16777216"),
                 ("kernel_shape", [13, 13], "the window spans 13 where X, "
                                            "padded, has 12")):
             with self.subTest(attribute=name, value=value):

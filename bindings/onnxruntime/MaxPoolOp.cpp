@@ -116,11 +116,13 @@ windowMaxima(const PoolWindows &p, const float *input, int64_t n, int64_t oh,
 /// Writes row `row` (n * outH + oh) of the max pool of the NHWC `input`
 /// into `output`: each pixel's channels 64 at a time (four AVX-512
 /// vectors), then 32, then 16, each block's loop of a constant trip count
-/// (darknet-19's 2x2 pools of 32 channels took three times as long in
-/// blocks of 16). The library is built for any x86-64: this loop, the
-/// only one of the library that computes, is also compiled for AVX2 and
-/// AVX-512, and the loader picks the widest the CPU has (a plain loop for
-/// SSE2 took twice as long on ResNet-18's pool).
+/// (darknet-19's five pools of 32-512 channels took 396-414 us a run with
+/// blocks of 64 alone, the 32-channel ones in the variable loop, and the
+/// clone chosen per window; 249-324 us so: ttile-onnx bench --profile, one
+/// thread, AMD Zen 5). The
+/// library is built for any x86-64: this loop, the only one of the library
+/// that computes, is also compiled for AVX2 and AVX-512, and the loader
+/// picks the widest the CPU has.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 maxPoolRow(const PoolWindows &p, const float *input, float *output,
            int64_t row) {

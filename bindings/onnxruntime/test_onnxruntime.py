@@ -446,6 +446,14 @@ class ErrorTest(unittest.TestCase):
                     self.with_attribute(rewritten, name, value, "MaxPool"))
                 self.assertIn("ttile.MaxPool (node", message)
                 self.assertIn(expected, message)
+        without = type(rewritten)()
+        without.CopyFrom(rewritten)
+        pool = next(n for n in without.graph.node
+                    if n.domain == "ttile" and n.op_type == "MaxPool")
+        kept = [a for a in pool.attribute if a.name != "kernel_shape"]
+        del pool.attribute[:]
+        pool.attribute.extend(kept)
+        self.assertIn("kernel_shape is missing", self.session_error(without))
 
 
 if __name__ == "__main__":

@@ -454,6 +454,19 @@ class ErrorTest(unittest.TestCase):
         del pool.attribute[:]
         pool.attribute.extend(kept)
         self.assertIn("kernel_shape is missing", self.session_error(without))
+        # A ttile.MaxPool of a 3D tensor.
+        flat = helper.make_model(
+            helper.make_graph(
+                [helper.make_node("MaxPool", ["x"], ["y"], domain="ttile",
+                                  kernel_shape=[2, 2])], "flat",
+                [helper.make_tensor_value_info(
+                    "x", onnx.TensorProto.FLOAT, [1, 4, 4])],
+                [helper.make_tensor_value_info(
+                    "y", onnx.TensorProto.FLOAT, [1, 2, 2])]),
+            opset_imports=[helper.make_opsetid("", 17),
+                           helper.make_opsetid("ttile", 1)])
+        self.assertIn("X has rank 3; ttile.MaxPool needs 4 (NHWC)",
+                      self.session_error(flat))
 
 
 if __name__ == "__main__":

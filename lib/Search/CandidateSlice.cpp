@@ -98,8 +98,12 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
   // one of its iterations touches at the cache level it is reused from on
   // the whole problem. The dimensions whose loops below can no longer be
   // cut: one above runs whole, or is a Lambda (whose iterations differ).
+  // The iterations of the parallel loops kept above (one per worker, cut
+  // or not) per dimension: a loop below over the same dimension is cut in
+  // each worker's share.
   std::vector<WholeLoop> wholeLoops;
   std::vector<bool> cutNoFurther(spec.dims.size(), false);
+  std::vector<int64_t> parallelAbove(spec.dims.size(), 1);
   auto keepsReuse = [&](const std::vector<int64_t> &cutSizes) {
     for (const WholeLoop &loop : wholeLoops) {
       std::vector<int64_t> tile = loop.iterationTile;
@@ -159,18 +163,19 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
     sizes = std::move(cutSizes);
     return true;
   };
-  // A parallel loop (Tpar, Tfused) whose outermost loop the workers divide
-  // evenly is cut as nested T loops are, for each worker: its iterations
-  // keep the fewest that keep minFlops, one per worker where one is
-  // enough. On the problem each worker's block of iterations is a range of
+  // A parallel loop (Tpar, Tfused) whose outermost loop has an iteration
+  // for each worker is cut as nested T loops are, for each worker: its
+  // iterations keep the fewest that keep minFlops, one per worker where one
+  // is enough. On the problem each worker's block of iterations is a range of
   // that outer loop's, and so it is on the slice: the workers share what
   // they share on the problem. (Cutting the outer loops of a
   // Tfused([(g,3),(d,2)]) to one, and leaving the workers (g0,d0) and
   // (g0,d1), let them share the g-slice of a tensor that on the problem
   // they do not: on TCCG 29 such a slice ran at 358 GFLOP/s, its problem
   // at 317, and it won.) Below a parallel loop of one iteration per worker
-  // at most, cut or not, loops are cut as at the top: no iteration reuses
-  // what another left in a cache. (Measured whole, two-worker candidates
+  // at most, cut or not, loops are cut as at the top, those over its
+  // dimensions within each worker's share (parallelAbove): no iteration
+  // reuses what another left in a cache. (Measured whole, two-worker candidates
   // with a Tpar or Tfused near their top ran 0.3-0.8 s a call on the large
   // TCCG cases, where a slice lasts 20 ms.) Below one of several, nothing
   // is cut, as below a T loop cut to several. Any other runs whole, a loop
@@ -192,13 +197,20 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
         std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
                                  minFlops * static_cast<double>(iterations) /
                                  (sliceFlops * static_cast<double>(workers)))));
+    // Where the workers do not divide the outermost loop, each keeps its
+    // whole iterations of it (the shortest share's), and the problem lasts
+    // as long as its longest share: ThreadPool.h's contiguous blocks of the
+    // fused iterations, ceil(iterations / workers), where the slice's
+    // workers run even shares.
+    const int64_t outerPerWorker = kept.front().second / workers;
+    const int64_t sharePerWorker =
+        outerPerWorker * (iterations / kept.front().second);
     int64_t perWorker = 1;
-    bool cuttable = iterations > workers &&
-                    kept.front().second % workers == 0 &&
-                    needed < iterations / workers;
+    bool cuttable = outerPerWorker > 0 && needed <= sharePerWorker &&
+                    needed * workers < iterations;
     if (cuttable) {
-      kept.front().second /= workers;
-      int64_t inside = iterations / workers;
+      kept.front().second = outerPerWorker;
+      int64_t inside = sharePerWorker;
       for (auto &[dim, count] : kept) {
         inside /= count;
         if (inside >= needed) {
@@ -224,13 +236,17 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
           shrunk.push_back(dim);
         }
       cuttable = cut(shrunk, std::move(cutSizes));
+      if (cuttable)
+        factor *= static_cast<double>((iterations + workers - 1) / workers *
+                                      workers) /
+                  static_cast<double>(iterations);
     }
     if (!cuttable && iterations > workers) {
       keepWhole(atom, dims);
       return true;
     }
-    for (spec::DimId dim : dims)
-      cutNoFurther[dim] = true;
+    for (const auto &[dim, count] : kept)
+      parallelAbove[dim] *= count;
     if (kept.size() == 1 && std::holds_alternative<scheme::TparAtom>(atom)) {
       sliced.atoms.push_back(
           scheme::TparAtom{kept[0].second, spec.dims[kept[0].first].name});
@@ -249,14 +265,14 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
       const spec::DimId dim = spec.dimId(loop->dim);
       // The fewest iterations of this loop that keep minFlops, each a
       // whole tile: on a masked dimension, only those inside its size.
-      const int64_t tile = covered[dim] / loop->count;
+      const int64_t tile = covered[dim] / (parallelAbove[dim] * loop->count);
       const int64_t kept = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil(
                  minFlops * static_cast<double>(loop->count) / sliceFlops)));
       if (kept >= loop->count && sliceFlops < 2 * minFlops)
         break; // Small enough: no loop below can be cut either.
       std::vector<int64_t> cutSizes = sizes;
-      cutSizes[dim] = kept * tile;
+      cutSizes[dim] = parallelAbove[dim] * kept * tile;
       if (!cut({dim}, std::move(cutSizes))) {
         keepWhole(atom, {dim});
         continue;
@@ -286,6 +302,7 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
                    minFlops * static_cast<double>(repetitions) / sliceFlops)));
         cutSizes[dim] += repetitions * node->children[part].child().extent[dim];
       }
+      cutSizes[dim] *= parallelAbove[dim];
       if (!cut({dim}, std::move(cutSizes))) {
         keepWhole(atom, {dim});
         continue;

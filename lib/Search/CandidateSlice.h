@@ -15,13 +15,16 @@
 // can be cut, the fewest iterations that keep minFlops stay. A Lambda keeps
 // its share of each part's repetitions, one at least, so that both
 // microkernels run, and the loops below it may be cut further. A parallel
-// loop (Tpar, Tfused) whose outermost loop the workers divide evenly keeps
-// the fewest iterations per worker that keep minFlops, one where one is
-// enough; below one of one iteration per worker or fewer, cut or not,
-// loops are cut as at the top: a worker's iteration reuses nothing another
-// left in a cache. (Measured
-// whole, two-worker candidates with a Tpar or Tfused near their top ran
-// 0.3-0.8 s a call on the large TCCG cases, where a slice lasts 20 ms.)
+// loop (Tpar, Tfused) whose outermost loop has an iteration for each worker
+// keeps the fewest iterations per worker that keep minFlops, one where one
+// is enough (where the workers do not divide that loop, the problem lasts
+// its longest share of the iterations: a Tpar(3,d) on two workers, cut to
+// Tpar(2,d), lasts two slices, not 1.5); below one of one iteration per
+// worker or fewer, cut or not, loops are cut as at the top (those over its
+// dimensions within each worker's share): a worker's iteration reuses
+// nothing another left in a cache. (Measured whole, two-worker candidates
+// with a Tpar or Tfused near their top ran 0.3-0.8 s a call on the large
+// TCCG cases, where a slice lasts 20 ms.)
 // Every other loop (R, another Tpar or Tfused, and a T or Lambda that
 // cannot be cut) runs whole, and a loop below it is cut only where the
 // data one iteration of the whole loop touches stays at the cache level it
@@ -72,7 +75,8 @@ struct CandidateSlice {
   scheme::Scheme scheme; ///< The candidate without its peeled loops.
   /// The problem's iterations over the slice's: a call of the problem
   /// lasts about `factor` calls of the slice. The FLOPs' ratio, but where
-  /// a masked dimension was cut.
+  /// a masked dimension was cut, or a parallel loop whose workers' shares
+  /// differ (the longest counts).
   double factor = 1;
   /// A loop over a reduction dimension above the accumulators' Hoist was
   /// cut: the slice may run one pass where the problem runs several, each

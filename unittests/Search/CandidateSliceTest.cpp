@@ -151,6 +151,18 @@ TEST(CandidateSlice, CutsBelowAParallelLoopOfOneIterationPerWorker) {
   // however many workers this machine has.
   measure::TensorBuffers buffers(spec, 3);
   EXPECT_TRUE(compileAndCheck(slice.spec, slice.scheme, buffers, {}));
+  // A loop below over the parallel loop's dimension is cut in each
+  // worker's share: T(2,j) keeps one of its two tiles of 16 columns in
+  // each worker's 32.
+  CandidateSlice sameDim = sliceCandidate(
+      spec,
+      scheme::parseScheme("Tpar(2,j) T(2,j) T(4,i) T(3,i) T(32,k) U(8,i) V(j)"),
+      kTarget, 2, flops / 8);
+  EXPECT_EQ(scheme::printScheme(sameDim.scheme),
+            "Tpar(2,j) T(3,i) T(32,k) U(8,i) V(j)");
+  EXPECT_EQ(sameDim.spec.dims[sameDim.spec.dimId("j")].size, 32);
+  EXPECT_DOUBLE_EQ(sameDim.factor, 8);
+  EXPECT_TRUE(compileAndCheck(sameDim.spec, sameDim.scheme, buffers, {}));
   // On one worker it is a serial loop, and is cut as one at the top.
   CandidateSlice serial =
       sliceCandidate(spec, scheme::parseScheme(scheme), kTarget, 1, flops / 4);
@@ -173,12 +185,26 @@ TEST(CandidateSlice, CutsAParallelLoopToOneIterationPerWorker) {
   EXPECT_EQ(slice.spec.dims[slice.spec.dimId("j")].size, 32);
   measure::TensorBuffers buffers(spec, 3);
   EXPECT_TRUE(compileAndCheck(slice.spec, slice.scheme, buffers, {}));
+  // Tpar(3,j) too: one of its iterations per worker, where on the problem
+  // one worker runs two, so the problem lasts two of the slice's loops,
+  // and the loops below are cut as at the top again.
+  spec::Spec odd = spec::matmul(96, 48, 32);
+  CandidateSlice unevenSlice = sliceCandidate(
+      odd, scheme::parseScheme("Tpar(3,j) T(4,i) T(3,i) T(32,k) U(8,i) V(j)"),
+      kTarget, 2, static_cast<double>(odd.flops()) / 4);
+  EXPECT_EQ(scheme::printScheme(unevenSlice.scheme),
+            "Tpar(2,j) T(2,i) T(3,i) T(32,k) U(8,i) V(j)");
+  EXPECT_DOUBLE_EQ(unevenSlice.factor, 4);
+  EXPECT_TRUE(compileAndCheck(unevenSlice.spec, unevenSlice.scheme,
+                              measure::TensorBuffers(odd, 3), {}));
   // Tfused's eight iterations: on eight workers, one each, nothing cut
   // there (T(4,i) dropped below, T(3,i) down to 2). On four, its outer
   // loop keeps four iterations, one per worker, and the inner one one, so
   // that the workers differ in a, as each one's block of the problem's
-  // iterations does. On three, which do not divide a's 4, it runs whole,
-  // and its iterations, 28 KiB each, are not cut below either.
+  // iterations does. On three, which do not divide a's 4, each keeps one
+  // of a's and one of j's, and the problem lasts its longest share, three
+  // of the eight iterations (ThreadPool.h's blocks of 2, 3 and 3), each as
+  // long as two slices, which keep two of T(4,i)'s iterations.
   spec::Spec batched = spec::contraction(
       "aik,kj->aij", {{'a', 4}, {'i', 96}, {'j', 64}, {'k', 32}});
   const std::string fused =
@@ -198,7 +224,12 @@ TEST(CandidateSlice, CutsAParallelLoopToOneIterationPerWorker) {
       validateScheme(onFour.scheme, onFour.spec, kTarget.vectorWidth));
   EXPECT_TRUE(compileAndCheck(onFour.spec, onFour.scheme,
                               measure::TensorBuffers(batched, 3), {}));
-  EXPECT_EQ(scheme::printScheme(slicedOn(3).scheme), fused);
+  CandidateSlice onThree = slicedOn(3);
+  EXPECT_EQ(scheme::printScheme(onThree.scheme),
+            "Tfused([(a,3),(j,1)]) T(2,i) T(3,i) T(32,k) U(8,i) U(2,j) V(j)");
+  EXPECT_DOUBLE_EQ(onThree.factor, 6);
+  EXPECT_TRUE(compileAndCheck(onThree.spec, onThree.scheme,
+                              measure::TensorBuffers(batched, 3), {}));
   // Where one iteration per worker is too short, each keeps the fewest
   // that are long enough, and nothing below is cut: for half the problem
   // on two workers, two of each one's four, one of a's and both of j's.

@@ -165,22 +165,22 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
   };
   // A parallel loop (Tpar, Tfused) whose outermost loop has an iteration
   // for each worker is cut as nested T loops are, for each worker: its
-  // iterations keep the fewest that keep minFlops, one per worker where one
-  // is enough. On the problem each worker's block of iterations is a range of
-  // that outer loop's, and so it is on the slice: the workers share what
-  // they share on the problem. (Cutting the outer loops of a
+  // iterations keep the fewest that keep minFlops, one per worker where
+  // one is enough. On the problem each worker's block of iterations is a
+  // range of that outer loop's, and so it is on the slice: the workers
+  // share what they share on the problem. (Cutting the outer loops of a
   // Tfused([(g,3),(d,2)]) to one, and leaving the workers (g0,d0) and
   // (g0,d1), let them share the g-slice of a tensor that on the problem
   // they do not: on TCCG 29 such a slice ran at 358 GFLOP/s, its problem
   // at 317, and it won.) Below a parallel loop of one iteration per worker
   // at most, cut or not, loops are cut as at the top, those over its
   // dimensions within each worker's share (parallelAbove): no iteration
-  // reuses what another left in a cache. (Measured whole, two-worker candidates
-  // with a Tpar or Tfused near their top ran 0.3-0.8 s a call on the large
-  // TCCG cases, where a slice lasts 20 ms.) Below one of several, nothing
-  // is cut, as below a T loop cut to several. Any other runs whole, a loop
-  // below it cut only where its reuse holds. Returns whether the loops
-  // below may be cut.
+  // reuses what another left in a cache. (Measured whole, two-worker
+  // candidates with a Tpar or Tfused near their top ran 0.3-0.8 s a call
+  // on the large TCCG cases, where a slice lasts 20 ms.) Below one of
+  // several, nothing is cut, as below a T loop cut to several. Any other
+  // runs whole, a loop below it cut only where its reuse holds. Returns
+  // whether the loops below may be cut.
   auto sliceParallel = [&](const scheme::Atom &atom) {
     std::vector<std::pair<spec::DimId, int64_t>> kept = node->loops;
     std::vector<spec::DimId> dims;

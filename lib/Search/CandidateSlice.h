@@ -14,7 +14,8 @@
 // `minFlops`, a call long enough to be timed in one; of the next loop that
 // can be cut, the fewest iterations that keep minFlops stay. A Lambda keeps
 // its share of each part's repetitions, one at least, so that both
-// microkernels run, and the loops below it may be cut further. A parallel
+// microkernels run, and the loops below it may be cut further, those over
+// its dimension too (each part runs them). A parallel
 // loop (Tpar, Tfused) whose outermost loop has an iteration for each worker
 // keeps the fewest iterations per worker that keep minFlops, one where one
 // is enough (where the workers do not divide that loop, the problem lasts

@@ -310,6 +310,29 @@ TEST(CandidateSlice, CutsALambdasRepetitionsAndTheNestBelow) {
       scheme::validateScheme(slice.scheme, slice.spec, kTarget.vectorWidth));
 }
 
+TEST(CandidateSlice, CutsALoopOverALambdasDimensionBelowIt) {
+  // TCCG 20 (two of its letters fused as g, as the tuner's spec has them).
+  // Each part runs T(4,d): cut to one iteration, it leaves a quarter of
+  // each part, 4 + 5 of d's 72 with the Lambda's repetitions cut to one;
+  // then c's loops, down to the minimum.
+  spec::Spec tccg20 = spec::contraction(
+      "feg,ecfd->dcg",
+      {{'d', 72}, {'c', 60}, {'g', 4320}, {'f', 60}, {'e', 60}});
+  CandidateSlice slice = sliceCandidate(
+      tccg20,
+      scheme::parseScheme(
+          "Lambda(d,[(2,4),(2,5)]) T(4,d) T(3,c) T(20,c) T(15,g) Pack(A) "
+          "Hoist(e,f) T(12,e) T(60,f) U(5,e) U(lambda,d) U(18,g) V(g)"),
+      kTarget, 1, static_cast<double>(tccg20.flops()) / 40);
+  EXPECT_EQ(scheme::printScheme(slice.scheme),
+            "Lambda(d,[(1,4),(1,5)]) T(12,c) T(15,g) Pack(A) Hoist(e,f) "
+            "T(12,e) T(60,f) U(5,e) U(lambda,d) U(18,g) V(g)");
+  EXPECT_EQ(slice.spec.dims[slice.spec.dimId("d")].size, 9);
+  EXPECT_DOUBLE_EQ(slice.factor, 8 * 3 * 20.0 / 12);
+  EXPECT_NO_THROW(
+      scheme::validateScheme(slice.scheme, slice.spec, kTarget.vectorWidth));
+}
+
 /// The repetitions of `scheme`'s Lambdas, outermost first.
 std::vector<int64_t> lambdaRepetitions(const scheme::Scheme &scheme) {
   std::vector<int64_t> repetitions;

@@ -69,10 +69,11 @@ struct TuneOptions {
   Strategy strategy = Strategy::ModelRanked;
   measure::MeasureOptions measure;
   /// Each candidate is measured on a slice of the problem that lasts about
-  /// this many seconds at the peak (CandidateSlice.h), the winner on the
-  /// whole problem: a 134-GFLOP contraction then tunes in seconds, not
-  /// minutes. Problems shorter than twice this are measured whole; 0
-  /// measures every candidate whole.
+  /// this many seconds at the speed of the fastest candidate so far (at
+  /// the peak before the first; CandidateSlice.h), the winner on the whole
+  /// problem: a 134-GFLOP contraction then tunes in seconds, not minutes.
+  /// Problems shorter than twice this are measured whole; 0 measures every
+  /// candidate whole.
   double sliceSeconds = 0.02;
   std::function<void(const TuneProgress &)> progress;
 };

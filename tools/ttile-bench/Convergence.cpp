@@ -41,7 +41,8 @@ std::optional<Candidate> measureCandidate(const spec::Spec &spec,
                                           const measure::TensorBuffers &buffers,
                                           const ConvergenceOptions &study) {
   const measure::MeasureOptions &options = study.measure;
-  // The whole problem, or the tuner's slice of it.
+  // The whole problem, or a slice of it as the tuner sizes its first
+  // candidate's, at the peak: the study has no fastest candidate so far.
   search::CandidateSlice slice{spec, scheme};
   if (study.slices)
     slice = search::sliceCandidate(spec, scheme, host(), workers,

@@ -331,6 +331,36 @@ TEST(CandidateSlice, CutsALoopOverALambdasDimensionBelowIt) {
   EXPECT_DOUBLE_EQ(slice.factor, 8 * 3 * 20.0 / 12);
   EXPECT_NO_THROW(
       scheme::validateScheme(slice.scheme, slice.spec, kTarget.vectorWidth));
+  // The same cut on a problem small enough to run: 4 + 5 of i's 36, checked
+  // on the problem's buffers against the slice's reference.
+  spec::Spec small = spec::matmul(36, 32, 16);
+  CandidateSlice cut = sliceCandidate(
+      small,
+      scheme::parseScheme(
+          "Lambda(i,[(2,4),(2,5)]) T(2,i) T(16,k) U(lambda,i) U(2,j) V(j)"),
+      kTarget, 1, static_cast<double>(small.flops()) / 4);
+  EXPECT_EQ(scheme::printScheme(cut.scheme),
+            "Lambda(i,[(1,4),(1,5)]) T(16,k) U(lambda,i) U(2,j) V(j)");
+  EXPECT_EQ(cut.spec.dims[cut.spec.dimId("i")].size, 9);
+  EXPECT_DOUBLE_EQ(cut.factor, 4);
+  EXPECT_TRUE(compileAndCheck(cut.spec, cut.scheme,
+                              measure::TensorBuffers(small, 3), {}));
+  // A parallel loop over it is not cut: a worker's share of it would span
+  // parts of different sizes. It runs whole, and k below is cut as its
+  // reuse allows.
+  spec::Spec wide = spec::matmul(72, 32, 16);
+  CandidateSlice parallel = sliceCandidate(
+      wide,
+      scheme::parseScheme(
+          "Lambda(i,[(2,4),(2,5)]) Tpar(4,i) T(16,k) U(lambda,i) U(2,j) V(j)"),
+      kTarget, 2, static_cast<double>(wide.flops()) / 16);
+  EXPECT_EQ(scheme::printScheme(parallel.scheme),
+            "Lambda(i,[(1,4),(1,5)]) Tpar(4,i) T(2,k) U(lambda,i) U(2,j) "
+            "V(j)");
+  EXPECT_DOUBLE_EQ(parallel.factor, 16);
+  EXPECT_TRUE(compileAndCheck(
+      parallel.spec, parallel.scheme, measure::TensorBuffers(wide, 3),
+      {.firstPassUnknown = parallel.cutsReductionPasses}));
 }
 
 /// The repetitions of `scheme`'s Lambdas, outermost first.

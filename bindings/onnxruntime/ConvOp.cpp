@@ -8,18 +8,6 @@
 namespace ttile::onnxruntime {
 namespace {
 
-/// A pair of an ints attribute (strides, dilations): [H, W], 1 when absent.
-std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
-                                     const char *name) {
-  auto values = optionalAttribute<std::vector<int64_t>>(info, name);
-  if (!values)
-    return {1, 1};
-  if (values->size() != 2)
-    throw Error(std::string(name) + " has " + std::to_string(values->size()) +
-                " values; ttile.Conv is 2D and needs 2");
-  return {(*values)[0], (*values)[1]};
-}
-
 AutoPad autoPadNamed(const std::string &name) {
   if (name == "NOTSET")
     return AutoPad::NotSet;
@@ -73,22 +61,21 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
     if (*kernel != std::vector<int64_t>{p.R, p.S})
       throw Error("kernel_shape " + shapeText(*kernel) + " differs from W's " +
                   shapeText({p.R, p.S}));
-  auto [strideH, strideW] = pairAttribute(info, "strides");
-  auto [dilationH, dilationW] = pairAttribute(info, "dilations");
-  p.strideH = strideH;
-  p.strideW = strideW;
-  p.dilationH = dilationH;
-  p.dilationW = dilationW;
-  if (auto pads = optionalAttribute<std::vector<int64_t>>(info, "pads")) {
-    if (pads->size() != 4)
-      throw Error("pads has " + std::to_string(pads->size()) +
-                  " values; ttile.Conv needs 4");
-    // ONNX orders them: all the beginnings, then all the ends.
-    p.padTop = (*pads)[0];
-    p.padLeft = (*pads)[1];
-    p.padBottom = (*pads)[2];
-    p.padRight = (*pads)[3];
-  }
+  std::vector<int64_t> strides =
+      windowAttribute(info, "strides", "Conv", 2, 1, {{1, 1}});
+  std::vector<int64_t> dilations =
+      windowAttribute(info, "dilations", "Conv", 2, 1, {{1, 1}});
+  // ONNX orders pads: all the beginnings, then all the ends.
+  std::vector<int64_t> pads =
+      windowAttribute(info, "pads", "Conv", 4, 0, {{0, 0, 0, 0}});
+  p.strideH = strides[0];
+  p.strideW = strides[1];
+  p.dilationH = dilations[0];
+  p.dilationW = dilations[1];
+  p.padTop = pads[0];
+  p.padLeft = pads[1];
+  p.padBottom = pads[2];
+  p.padRight = pads[3];
   setAutoPad(
       p,
       autoPadNamed(

@@ -10,39 +10,6 @@
 namespace ttile::onnxruntime {
 namespace {
 
-/// The largest value of an attribute: the window's extent, computed from
-/// them, cannot overflow.
-constexpr int64_t kMaxAttribute = int64_t{1} << 24;
-
-/// Whether `values` are `count` values from `least` to kMaxAttribute; else
-/// the error that says so of the attribute `name`.
-void checkValues(const char *name, const std::vector<int64_t> &values,
-                 size_t count, int64_t least) {
-  if (values.size() != count ||
-      !std::all_of(values.begin(), values.end(), [&](int64_t value) {
-        return value >= least && value <= kMaxAttribute;
-      }))
-    throw Error(std::string(name) + " is " + shapeText(values) +
-                "; ttile.MaxPool is 2D and needs " + std::to_string(count) +
-                " values from " + std::to_string(least) + " to " +
-                std::to_string(kMaxAttribute));
-}
-
-/// The attribute `name` of two values ([h, w]) from `least` on, `fallback`
-/// when absent.
-std::array<int64_t, 2> pairAttribute(const Ort::ConstKernelInfo &info,
-                                     const char *name, int64_t least,
-                                     std::optional<int64_t> fallback) {
-  auto values = optionalAttribute<std::vector<int64_t>>(info, name);
-  if (!values) {
-    if (!fallback)
-      throw Error(std::string(name) + " is missing");
-    return {*fallback, *fallback};
-  }
-  checkValues(name, *values, 2, least);
-  return {(*values)[0], (*values)[1]};
-}
-
 /// The windows of the node behind `info`: its attributes and the shape of
 /// its input.
 PoolWindows windowsOf(const Ort::ConstKernelInfo &info) {
@@ -55,13 +22,19 @@ PoolWindows windowsOf(const Ort::ConstKernelInfo &info) {
   windows.H = x[1];
   windows.W = x[2];
   windows.C = x[3];
-  windows.kernel = pairAttribute(info, "kernel_shape", 1, std::nullopt);
-  windows.stride = pairAttribute(info, "strides", 1, 1);
-  windows.dilation = pairAttribute(info, "dilations", 1, 1);
+  auto pair = [&](const char *name,
+                  std::optional<std::vector<int64_t>> fallback)
+      -> std::array<int64_t, 2> {
+    std::vector<int64_t> values =
+        windowAttribute(info, name, "MaxPool", 2, 1, std::move(fallback));
+    return {values[0], values[1]};
+  };
+  windows.kernel = pair("kernel_shape", std::nullopt);
+  windows.stride = pair("strides", {{1, 1}});
+  windows.dilation = pair("dilations", {{1, 1}});
+  // ONNX orders pads: all the beginnings, then all the ends.
   std::vector<int64_t> pads =
-      optionalAttribute<std::vector<int64_t>>(info, "pads")
-          .value_or(std::vector<int64_t>(4, 0));
-  checkValues("pads", pads, 4, 0);
+      windowAttribute(info, "pads", "MaxPool", 4, 0, {{0, 0, 0, 0}});
   windows.padBegin = {pads[0], pads[1]};
   windows.padEnd = {pads[2], pads[3]};
   // ONNX's output extent with ceil_mode 0.

@@ -2,6 +2,7 @@
 
 #include "OpSupport.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace ttile::onnxruntime {
@@ -38,6 +39,29 @@ Activation activationNamed(const std::string &name) {
   throw Error("unknown activation '" + name +
               "' (known: Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, "
               "SiLU)");
+}
+
+std::vector<int64_t>
+windowAttribute(const Ort::ConstKernelInfo &info, const char *name,
+                const char *opName, size_t count, int64_t least,
+                std::optional<std::vector<int64_t>> fallback) {
+  constexpr int64_t kMost = int64_t{1} << 24;
+  std::optional<std::vector<int64_t>> values =
+      optionalAttribute<std::vector<int64_t>>(info, name);
+  if (!values) {
+    if (!fallback)
+      throw Error(std::string(name) + " is missing");
+    return *fallback;
+  }
+  if (values->size() != count ||
+      !std::all_of(values->begin(), values->end(), [&](int64_t value) {
+        return value >= least && value <= kMost;
+      }))
+    throw Error(std::string(name) + " is " + shapeText(*values) + "; ttile." +
+                opName + " is 2D and needs " + std::to_string(count) +
+                " values from " + std::to_string(least) + " to " +
+                std::to_string(kMost));
+  return *values;
 }
 
 std::vector<int64_t> staticShape(const Ort::ConstKernelInfo &info,

@@ -56,6 +56,16 @@ std::optional<T> optionalAttribute(const Ort::ConstKernelInfo &info,
   }
 }
 
+/// The ints attribute `name` of a 2D op, `ttile.<opName>` (strides, pads):
+/// `count` values from `least` to 2^24, so that the extents computed from
+/// them cannot overflow; `fallback` when the node does not have it, and an
+/// error when it has neither ("strides is [0,1]; ttile.Conv is 2D and
+/// needs 2 values from 1 to 16777216").
+std::vector<int64_t>
+windowAttribute(const Ort::ConstKernelInfo &info, const char *name,
+                const char *opName, size_t count, int64_t least,
+                std::optional<std::vector<int64_t>> fallback);
+
 /// The activation named by a node's attribute "activation": "" or Relu,
 /// Clip, LeakyRelu, Sigmoid, Tanh, HardSwish, SiLU.
 Activation activationNamed(const std::string &name);

@@ -379,8 +379,11 @@ class ErrorTest(unittest.TestCase):
                 ("group", 3, "with group 3 does not fit X [1,8,12,12]"),
                 ("kernel_shape", [5, 5],
                  "kernel_shape [5,5] differs from W's [3,3]"),
-                ("strides", [1], "strides has 1 values; ttile.Conv is 2D"),
-                ("pads", [1, 1], "pads has 2 values; ttile.Conv needs 4"),
+                ("strides", [1], "strides is [1]; ttile.Conv is 2D and "
+                                 "needs 2 values from 1 to 16777216"),
+                ("dilations", [1, 0], "dilations is [1,0]"),
+                ("pads", [1, 1], "pads is [1,1]; ttile.Conv is 2D and needs "
+                                 "4 values from 0 to 16777216"),
                 ("auto_pad", "MIDDLE", "unknown auto_pad 'MIDDLE'")):
             with self.subTest(attribute=name):
                 broken = self.with_attribute(rewritten, name, value)

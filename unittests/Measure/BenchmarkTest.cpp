@@ -222,6 +222,10 @@ TEST(Benchmark, EstimatesTheCostOfMeasuringAlternately) {
   // never more. A preemption (CI runs two tests at a time on two cores;
   // the 100-us calls once made 10 of the 80 estimated) only ever lowers
   // the count, so one measurement of three must reach half the estimate.
+  std::vector<double> estimatedCalls;
+  for (double seconds : callSeconds)
+    estimatedCalls.push_back(measureAlternatelySeconds({seconds}, options) /
+                             seconds);
   std::vector<int64_t> mostCalls(callSeconds.size(), 0);
   for (int attempt = 0; attempt < 3; ++attempt) {
     std::vector<int64_t> calls(callSeconds.size(), 0);
@@ -233,17 +237,12 @@ TEST(Benchmark, EstimatesTheCostOfMeasuringAlternately) {
       });
     measureAlternately(runs, options);
     for (size_t i = 0; i < callSeconds.size(); ++i) {
-      double estimatedCalls =
-          measureAlternatelySeconds({callSeconds[i]}, options) / callSeconds[i];
-      EXPECT_LE(calls[i], std::llround(estimatedCalls)) << callSeconds[i];
+      EXPECT_LE(calls[i], std::llround(estimatedCalls[i])) << callSeconds[i];
       mostCalls[i] = std::max(mostCalls[i], calls[i]);
     }
   }
   for (size_t i = 0; i < callSeconds.size(); ++i)
-    EXPECT_GE(mostCalls[i],
-              measureAlternatelySeconds({callSeconds[i]}, options) /
-                  callSeconds[i] / 2)
-        << callSeconds[i];
+    EXPECT_GE(mostCalls[i], estimatedCalls[i] / 2) << callSeconds[i];
   // 100 us: calibration 1+2+4+8, then 7 rounds of 8 calls and one untimed.
   EXPECT_DOUBLE_EQ(measureAlternatelySeconds({100e-6}, options) / 100e-6,
                    options.warmupRuns + 15 + 7 * 9);

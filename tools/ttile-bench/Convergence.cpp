@@ -33,21 +33,18 @@ namespace {
 constexpr int kLongKernelRepetitions = 3;
 
 /// The candidate compiled, checked and timed, its parallel loops on
-/// `workers`; none (logged) when it fails to compile or computes a wrong
+/// `workers`, on a slice of at least `sliceFlops` with the study's
+/// `slices`; none (logged) when it fails to compile or computes a wrong
 /// result.
 std::optional<Candidate> measureCandidate(const spec::Spec &spec,
                                           const scheme::Scheme &scheme,
-                                          int workers,
+                                          int workers, double sliceFlops,
                                           const measure::TensorBuffers &buffers,
                                           const ConvergenceOptions &study) {
   const measure::MeasureOptions &options = study.measure;
-  // The whole problem, or a slice of it as the tuner sizes its first
-  // candidate's, at the peak: the study has no fastest candidate so far.
   search::CandidateSlice slice{spec, scheme};
   if (study.slices)
-    slice = search::sliceCandidate(spec, scheme, host(), workers,
-                                   search::TuneOptions().sliceSeconds *
-                                       measure::measuredPeakFlops());
+    slice = search::sliceCandidate(spec, scheme, host(), workers, sliceFlops);
   std::optional<search::CheckedKernel> checked =
       search::compileAndCheck(slice.spec, slice.scheme, buffers,
                               {.firstPassUnknown = slice.cutsReductionPasses});
@@ -121,16 +118,24 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
 
   ConvergenceStudy study;
   study.problem = problem;
+  // Slices last sliceSeconds at the speed of the fastest candidate so far,
+  // the peak before the first, as the tuner sizes them (Tuner.cpp).
+  const double peak = measure::measuredPeakFlops();
+  double fastestFlops = 0;
   for (const scheme::Scheme &scheme :
        search::drawCandidates(space, options.seed, options.candidates,
                               options.candidates)) {
-    std::optional<Candidate> candidate =
-        measureCandidate(spec, scheme, space.workers(), buffers, options);
+    std::optional<Candidate> candidate = measureCandidate(
+        spec, scheme, space.workers(),
+        search::TuneOptions().sliceSeconds *
+            (fastestFlops > 0 ? std::min(peak, fastestFlops) : peak),
+        buffers, options);
     if (!candidate) {
       ++study.rejected;
       continue;
     }
     candidate->modelCost = modelCostOf(spec, scheme, options.threads);
+    fastestFlops = std::max(fastestFlops, candidate->gflops * 1e9);
     study.candidates.push_back(std::move(*candidate));
   }
   if (study.candidates.empty())

@@ -20,8 +20,9 @@
 //                   model-ranked strategy, without measuring anything more.
 //
 // With `slices`, each candidate is timed as the tuner times it: on the
-// first slice of the problem that lasts 20 ms at the peak, its time scaled
-// by the slice's factor.
+// first slice of the problem that lasts 20 ms at the speed of the fastest
+// candidate so far (the peak before the first), its time scaled by the
+// slice's factor.
 //
 // Performances are in % of the measured peak of the study's threads (one
 // thread's times their number). With several threads the space holds the

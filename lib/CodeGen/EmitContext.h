@@ -42,14 +42,31 @@ struct TensorView {
   /// a padded input's own buffer until loop versioning proves the tile
   /// inside it; never on a packed copy, whose padding is materialized.
   bool zeroPadded = false;
+  /// A Pack's buffer, in a cache, rather than the tensor's own memory.
+  bool scratch = false;
 };
 
-/// The prefetch of a laid-out constant tensor's next tile (Prefetch.h).
+/// The prefetch of the tile a Pack copies next (Prefetch.h): rows of
+/// contiguous bytes, `rows` apart.
 struct PrefetchStream {
   llvm::Value *executed = nullptr; ///< i64 in memory: executions so far.
-  llvm::Value *nextTile = nullptr;
-  int64_t tileBytes = 0;
-  int64_t executions = 0; ///< Register-tile executions per tile.
+  llvm::Value *nextTile = nullptr; ///< Its first row's first byte.
+  int64_t rowBytes = 0;
+  /// Per axis of rows, outermost first: their number and their distance in
+  /// bytes; none for a tile that is one row.
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  /// The loop each iteration of which prefetches its share; null for every
+  /// register tile.
+  const TileNode *stepNode = nullptr;
+  int64_t executions = 0; ///< Steps per tile.
+};
+
+/// A serial loop around the code being emitted, at iteration `iv` of
+/// `tripCount`, `step` apart along `dim`: where the next tile is.
+struct EnclosingLoop {
+  DimId dim = 0;
+  llvm::Value *iv = nullptr;
+  int64_t step = 0, tripCount = 0;
 };
 
 /// How far a tile reaches past the ends of one zero-padded axis: its
@@ -95,8 +112,11 @@ struct LoopEnv {
   /// every tensor, whose accesses neither mask nor clamp (PartialTiles.h).
   bool partialVersioned = false;
   bool insideTensors = false;
-  /// Set below the Pack of a streamed constant tensor (Prefetch.h).
-  std::optional<PrefetchStream> prefetch;
+  /// The streams of the Packs above (Prefetch.h).
+  std::vector<PrefetchStream> prefetches;
+  /// The serial loops around, outermost first, from the innermost parallel
+  /// loop or Lambda part in: the next iteration's tiles (Prefetch.h).
+  std::vector<EnclosingLoop> enclosingLoops;
   /// Per dimension of a zero-padded axis: every value its index takes at
   /// this level, over all iterations of the loops above; empty for other
   /// dimensions (ZeroPadding.h).

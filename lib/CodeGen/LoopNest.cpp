@@ -53,8 +53,9 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                         masked, "partial", std::move(carried));
   }
   if (isRegisterTile(node)) {
-    if (env.prefetch)
-      emitPrefetchStep(cx_, *env.prefetch);
+    for (const PrefetchStream &stream : env.prefetches)
+      if (!stream.stepNode)
+        emitPrefetchStep(cx_, stream);
     if (env.insideHoist)
       return emitRegisterTile(cx_, env, RegisterTile::analyze(node, cx_.spec),
                               std::move(carried));
@@ -84,8 +85,9 @@ LoopNestEmitter::emit(const TileNode &node, const LoopEnv &env,
                   std::move(carried));
     const ConstantLayout &layout = scratch_.constants.at(node.tensor);
     LoopEnv inner = emitLaidOutTile(cx_, node, layout, env);
-    inner.prefetch =
-        startPrefetchStream(cx_, node, layout, inner.views[node.tensor].base);
+    if (std::optional<PrefetchStream> stream = startPrefetchStream(
+            cx_, node, layout, inner.views[node.tensor].base))
+      inner.prefetches.push_back(std::move(*stream));
     return emit(node.child(), inner, std::move(carried));
   }
   case Kind::Body:
@@ -103,8 +105,12 @@ LoopNestEmitter::emitSerialLoop(const TileNode &node, const LoopEnv &env,
       cx_.spec.dims[dim].name + "." + std::to_string(node.atom), tripCount,
       std::move(carried),
       [&](llvm::Value *iv, std::vector<llvm::Value *> inner) {
-        return emit(node.child(), stepInto(cx_, env, dim, iv, step, tripCount),
-                    std::move(inner));
+        LoopEnv stepped = stepInto(cx_, env, dim, iv, step, tripCount);
+        stepped.enclosingLoops.push_back({dim, iv, step, tripCount});
+        for (const PrefetchStream &stream : env.prefetches)
+          if (stream.stepNode == &node)
+            emitPrefetchStep(cx_, stream);
+        return emit(node.child(), stepped, std::move(inner));
       },
       EmitContext::Unrolling::AsScheduled);
 }
@@ -119,6 +125,8 @@ LoopNestEmitter::emitSequence(const TileNode &node, const LoopEnv &env,
   for (size_t part = 0; part < node.children.size(); ++part) {
     const TileNode &loop = node.children[part];
     LoopEnv inner = env;
+    // A part's next tile is not along the loops around (Prefetch.h).
+    inner.enclosingLoops.clear();
     inner.index[dim] = b.CreateAdd(env.index[dim], cx_.constant(start));
     advanceIndexValues(inner, dim, start, 0, 1);
     if (movesReduction) {

@@ -2,6 +2,7 @@
 
 #include "CodeGen/Pack.h"
 
+#include "CodeGen/Prefetch.h"
 #include "CodeGen/ZeroPadding.h"
 
 #include <functional>
@@ -280,7 +281,11 @@ LoopEnv emitPack(EmitContext &cx, const TileNode &node,
                origin, packed);
 
   LoopEnv inner = env;
+  if (std::optional<PrefetchStream> stream = startSourcePrefetch(
+          cx, node, buffer, env.views[node.tensor], origin, env))
+    inner.prefetches.push_back(std::move(*stream));
   inner.views[node.tensor] = TensorView{packed, buffer.strides, origin};
+  inner.views[node.tensor].scratch = true;
   return inner;
 }
 

@@ -64,8 +64,10 @@ public:
       return raw;
     };
     LoopEnv env = shape;
-    // Workers share no prefetch counter (Prefetch.h).
-    env.prefetch.reset();
+    // Workers share no prefetch counter, and the loops around are the
+    // caller's (Prefetch.h).
+    env.prefetches.clear();
+    env.enclosingLoops.clear();
     for (llvm::Value *&index : env.index)
       index = load(index);
     env.first = load(env.first);

@@ -355,6 +355,49 @@ TEST(Lowering, StreamedConstantWeightsPrefetchTheirNextTile) {
   EXPECT_EQ(small.ir().find("@llvm.prefetch"), std::string::npos);
 }
 
+TEST(Lowering, PacksOfTensorsBeyondTheL2PrefetchTheirNextTile) {
+  // TCCG 7's shape, smaller: A's vectorized index a is its outermost, so
+  // each Pack copies a x f rows of e, transposing, one c at a time
+  // (CodeGen/Prefetch.h); A just over the L2.
+  if (streamedConstantBytes() == INT64_MAX)
+    GTEST_SKIP() << "this host has no L2";
+  const int64_t bytesPerC = lanes() * 4 * lanes() * 4;
+  auto spec = [&](int64_t c) {
+    return spec::contraction(
+        "afce,df->edca",
+        {{'a', lanes()}, {'f', 4}, {'c', c}, {'e', lanes()}, {'d', 3}});
+  };
+  const int64_t beyond = 3 * (streamedConstantBytes() / bytesPerC / 3 + 1);
+  jit::CompileOptions keepIR;
+  keepIR.keepIR = true;
+  // Each problem and scheme, and whether its register tiles prefetch.
+  const std::string below =
+      " T(" + std::to_string(lanes()) + ",e) T(4,f) U(3,d) V(a)";
+  const std::tuple<int64_t, std::string, bool> cases[] = {
+      {beyond, "T(" + std::to_string(beyond) + ",c) Pack(A,[f,c,e,a])" + below,
+       true},
+      // Two loops around: at the inner one's last c, the next tile is the
+      // outer one's next.
+      {beyond,
+       "T(3,c) T(" + std::to_string(beyond / 3) + ",c) Pack(A,[f,c,e,a])" +
+           below,
+       true},
+      // A fits the L2: it stays there.
+      {2, "T(2,c) Pack(A,[f,c,e,a])" + below, false},
+      // No serial loop between the workers' share and the Pack.
+      {beyond,
+       "Tpar(" + std::to_string(beyond) + ",c) Pack(A,[f,c,e,a])" + below,
+       false}};
+  for (const auto &[c, scheme, prefetches] : cases) {
+    EXPECT_TRUE(compilesAndMatches(spec(c), scheme)) << scheme;
+    jit::Kernel kernel =
+        jit::compileKernel(spec(c), scheme::parseScheme(scheme), keepIR);
+    EXPECT_EQ(kernel.ir().find("@llvm.prefetch") != std::string::npos,
+              prefetches)
+        << scheme;
+  }
+}
+
 /// Occurrences of `text` in `ir`.
 size_t occurrences(const std::string &ir, const std::string &text) {
   size_t count = 0;

@@ -125,11 +125,8 @@ startSourcePrefetch(EmitContext &cx, const TileNode &node,
                     std::span<llvm::Value *const> origin, const LoopEnv &env) {
   const spec::Tensor &tensor = cx.spec.tensors[node.tensor];
   const int64_t elementBytes = spec::elementSize(tensor.type);
-  int64_t tensorElements = 1;
-  for (const spec::TensorAxis &axis : tensor.axes)
-    tensorElements *= axis.extent;
   if (source.scratch || env.enclosingLoops.empty() ||
-      tensorElements * elementBytes <= streamedConstantBytes())
+      tensor.numElements() * elementBytes <= streamedConstantBytes())
     return std::nullopt;
   // The tile's rows: the axes it spans but the source's contiguous one.
   int64_t rowBytes = elementBytes;

@@ -66,6 +66,7 @@
 #include "Spec/Spec.h"
 #include "Support/Host.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace ttile::search {
@@ -94,6 +95,18 @@ CandidateSlice sliceCandidate(const spec::Spec &spec,
                               const scheme::Scheme &candidate,
                               const HostInfo &target, int workers,
                               double minFlops);
+
+/// The least FLOPs of a slice that lasts `seconds` at the speed of the
+/// fastest candidate so far, `fastestFlopsPerSecond` (0 before the first),
+/// capped at the `peak`: the tuner's and the convergence study's slices.
+/// (Sized at the peak, TCCG 7's candidates, 4.2 GFLOP at a quarter of it,
+/// ran 150-ms calls whole on a Zen 4 thread.)
+inline double sliceFlopsAt(double seconds, double fastestFlopsPerSecond,
+                           double peak) {
+  return seconds * (fastestFlopsPerSecond > 0
+                        ? std::min(peak, fastestFlopsPerSecond)
+                        : peak);
+}
 
 } // namespace ttile::search
 

@@ -365,14 +365,13 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   const measure::PeakKernel &probe = peakKernel();
   const double probeSeconds = probe.flopsPerCall() / peak;
   // Candidates are measured on slices that last sliceSeconds at the speed
-  // of the fastest so far (the peak before the first): TCCG 7, 4.2 GFLOP
-  // at a quarter of the peak, ran 150-ms calls whole on a Zen 4 thread.
+  // of the fastest so far (sliceFlopsAt).
   auto minSliceFlops = [&](const std::vector<Finalist> &fastestFirst) {
-    const double speed =
-        fastestFirst.empty()
-            ? peak
-            : std::min(peak, flops / fastestFirst.front().timing.medianSeconds);
-    return options.sliceSeconds * speed;
+    return sliceFlopsAt(options.sliceSeconds,
+                        fastestFirst.empty()
+                            ? 0
+                            : flops / fastestFirst.front().timing.medianSeconds,
+                        peak);
   };
 
   // The fastest candidates so far, fastest first. The budget is the

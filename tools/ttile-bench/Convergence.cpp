@@ -118,8 +118,7 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
 
   ConvergenceStudy study;
   study.problem = problem;
-  // Slices last sliceSeconds at the speed of the fastest candidate so far,
-  // the peak before the first, as the tuner sizes them (Tuner.cpp).
+  // Slices as the tuner sizes them (search::sliceFlopsAt).
   const double peak = measure::measuredPeakFlops();
   double fastestFlops = 0;
   for (const scheme::Scheme &scheme :
@@ -127,8 +126,8 @@ ConvergenceStudy studyConvergence(const StudiedProblem &problem,
                               options.candidates)) {
     std::optional<Candidate> candidate = measureCandidate(
         spec, scheme, space.workers(),
-        search::TuneOptions().sliceSeconds *
-            (fastestFlops > 0 ? std::min(peak, fastestFlops) : peak),
+        search::sliceFlopsAt(search::TuneOptions().sliceSeconds, fastestFlops,
+                             peak),
         buffers, options);
     if (!candidate) {
       ++study.rejected;

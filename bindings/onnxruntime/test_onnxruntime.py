@@ -296,6 +296,48 @@ class RewriteTest(unittest.TestCase):
 
 
 @unittest.skipIf(SKIP, SKIP)
+class LayerMatchTest(unittest.TestCase):
+    """`bench --profile` pairs each of ttile's nodes with stock's node of
+    the same layer, from the shapes in ONNX Runtime's profile."""
+
+    @staticmethod
+    def args(op, weights, output):
+        return {"op_name": op,
+                "input_type_shape": [{"float": [1]}, {"float": weights}],
+                "output_type_shape": [{"float": output}]}
+
+    def test_twins_by_weights_and_output_in_order(self):
+        stock_args = {
+            # NCHWc: OIHW weights, 24 channels padded to 32.
+            "clip_9_nchwc": self.args("Conv", [32, 96, 1, 1], [1, 32, 56, 56]),
+            "add_10": self.args("Add", [1, 32, 56, 56], [1, 32, 56, 56]),
+            "relu_1_nchwc": self.args("Conv", [64, 64, 3, 3], [1, 64, 14, 14]),
+            "relu_2_nchwc": self.args("Conv", [64, 64, 3, 3], [1, 64, 14, 14]),
+        }
+        ttile_args = {
+            "conv_8_ttile": self.args("Conv", [1, 1, 96, 24], [1, 56, 56, 24]),
+            "conv_0_ttile": self.args("Conv", [3, 3, 64, 64], [1, 14, 14, 64]),
+            "conv_1_ttile": self.args("Conv", [3, 3, 64, 64], [1, 14, 14, 64]),
+            "input__nhwc_transpose": {"op_name": "Transpose"},
+        }
+        signatures = [
+            {node: tool.twin_signature(node, args)
+             for node, args in side.items()
+             if tool.twin_signature(node, args)}
+            for side in (stock_args, ttile_args)]
+        times = [{node: 10.0 * (i + 1) for i, node in enumerate(side)}
+                 for side in (stock_args, ttile_args)]
+        pairs = tool.matched_layers((times[0], {}, signatures[0]),
+                                    (times[1], {}, signatures[1]))
+        self.assertEqual([(p[0], p[2]) for p in pairs],
+                         [("clip_9_nchwc", "conv_8_ttile"),
+                          ("relu_1_nchwc", "conv_0_ttile"),
+                          ("relu_2_nchwc", "conv_1_ttile")])
+        self.assertEqual(pairs[0][1], 10.0)
+        self.assertEqual(pairs[0][3], 10.0)
+
+
+@unittest.skipIf(SKIP, SKIP)
 class ErrorTest(unittest.TestCase):
     """What a user sees when something is wrong: a message, never a crash."""
 

@@ -215,10 +215,28 @@ std::vector<int64_t> registerTileOf(const TileNode &root) {
 
 } // namespace
 
+int vectorLanes(int64_t size, int widest) {
+  int lanes = widest;
+  while (lanes > 4 && lanes / 2 >= size)
+    lanes /= 2;
+  return lanes;
+}
+
+int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest) {
+  for (const Atom &atom : scheme.atoms)
+    if (const auto *vector = std::get_if<VAtom>(&atom)) {
+      std::optional<DimId> dim = spec.findDim(vector->dim);
+      // An unknown dimension: buildTileTree names it.
+      return dim ? vectorLanes(spec.dims[*dim].size, widest) : widest;
+    }
+  return widest;
+}
+
 TileTree buildTileTree(const Scheme &scheme, const spec::Spec &spec,
                        int vectorWidth) {
   if (vectorWidth <= 0)
     throw Error("vector width must be positive", ErrorCode::Internal);
+  vectorWidth = laneCount(scheme, spec, vectorWidth);
   TileTree tree;
   tree.scheme = scheme;
   tree.vectorWidth = vectorWidth;

@@ -92,6 +92,8 @@ public:
   const spec::Spec &spec() const { return spec_; }
   const MicrokernelFamily &family() const { return family_; }
   int workers() const { return workers_; }
+  /// Lanes of its vectors: the host's `vectorWidth`, or fewer along a
+  /// short vector dimension (scheme::vectorLanes).
   int vectorWidth() const { return vectorWidth_; }
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.

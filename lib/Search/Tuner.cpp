@@ -592,7 +592,7 @@ double modelCycles(const spec::Spec &spec) {
   // two vectors of 16, a letter of size 1 one lane of each vector.
   const auto lanes =
       static_cast<double>(spec.dims[spec.dimId(space.family().vectorDim)].size);
-  const auto width = static_cast<double>(space.vectorWidth());
+  const auto width = static_cast<double>(tree.vectorWidth);
   const double busyShare = lanes / (width * std::ceil(lanes / width));
   return cycles + static_cast<double>(spec.flops()) /
                       (DataMovementModel::kFlopsPerLanePerCycle * width) *

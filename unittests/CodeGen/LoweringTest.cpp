@@ -59,6 +59,25 @@ TEST(Lowering, VectorizedAndUnrolledMatmul) {
                                  "R(i) T(16,k) U(6,i) U(2,j) V(j)"));
 }
 
+TEST(Lowering, AShortVectorDimensionGetsNarrowerVectors) {
+  // N = 4 runs on 4-lane vectors, N = 6 on 8 (masked), N = 13 on the
+  // host's; each matches the reference.
+  jit::CompileOptions keepIR;
+  keepIR.keepIR = true;
+  for (const auto &[N, vectorType] :
+       {std::pair<int64_t, const char *>{4, "<4 x float>"},
+        {6, lanes() >= 8 ? "<8 x float>" : "<4 x float>"},
+        {13, lanes() == 16 ? "<16 x float>" : "<8 x float>"}}) {
+    spec::Spec spec = spec::matmul(13, N, 9);
+    const std::string scheme = "Hoist(k) T(9,k) U(13,i) V(j)";
+    EXPECT_TRUE(compilesAndMatches(spec, scheme)) << "N = " << N;
+    jit::Kernel kernel =
+        jit::compileKernel(spec, scheme::parseScheme(scheme), keepIR);
+    EXPECT_NE(kernel.ir().find(vectorType), std::string::npos)
+        << "N = " << N << ": no " << vectorType;
+  }
+}
+
 TEST(Lowering, ZeroPaddingAlongTheVectorIsMaskedOrPacked) {
   // B zero-padded along its contiguous axis j (B[k, j-1]): the vector
   // loads mask the lanes in the padding, or the pack copies the zeros.

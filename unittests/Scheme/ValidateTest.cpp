@@ -84,6 +84,27 @@ TEST(Validate, BlisMatmulOnAVX2) {
   EXPECT_EQ(tree.registerTile, (std::vector<int64_t>{6, 16, 1}));
 }
 
+TEST(Validate, AShortVectorDimensionHasFewerLanes) {
+  // The narrowest power of two from 4 up that holds the V dimension.
+  EXPECT_EQ(vectorLanes(1, AVX512Width), 4);
+  for (const auto &[N, lanes] : {std::pair<int64_t, int>{4, 4},
+                                 {5, 8},
+                                 {8, 8},
+                                 {9, 16},
+                                 {13, 16},
+                                 {64, 16}}) {
+    EXPECT_EQ(vectorLanes(N, AVX512Width), lanes) << "N = " << N;
+    TileTree tree = validate("R(i) R(k) R(j) V(j)", spec::matmul(3, N, 5));
+    EXPECT_EQ(tree.vectorWidth, lanes) << "N = " << N;
+  }
+  EXPECT_EQ(vectorLanes(4, AVX2Width), 4);
+  EXPECT_EQ(vectorLanes(6, AVX2Width), 8);
+  // Along the dimension that V names, not another.
+  EXPECT_EQ(laneCount(parseScheme("R(j) R(k) V(i)"), spec::matmul(64, 4, 5),
+                      AVX512Width),
+            16);
+}
+
 TEST(Validate, Matmul128CombinesTwoMicrokernels) {
   TileTree tree = validate(Matmul128Scheme, spec::matmul(128, 128, 64));
   EXPECT_EQ(tree.root.extent, (std::vector<int64_t>{128, 128, 64}));

@@ -222,13 +222,15 @@ int vectorLanes(int64_t size, int widest) {
   return lanes;
 }
 
+int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest) {
+  std::optional<DimId> id = spec.findDim(dim);
+  return id ? vectorLanes(spec.dims[*id].size, widest) : widest;
+}
+
 int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest) {
   for (const Atom &atom : scheme.atoms)
-    if (const auto *vector = std::get_if<VAtom>(&atom)) {
-      std::optional<DimId> dim = spec.findDim(vector->dim);
-      // An unknown dimension: buildTileTree names it.
-      return dim ? vectorLanes(spec.dims[*dim].size, widest) : widest;
-    }
+    if (const auto *vector = std::get_if<VAtom>(&atom))
+      return lanesAlong(spec, vector->dim, widest);
   return widest;
 }
 

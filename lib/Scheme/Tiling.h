@@ -15,6 +15,7 @@
 #include "Spec/Spec.h"
 
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,7 +82,11 @@ struct TileTree {
 /// way.
 int vectorLanes(int64_t size, int widest);
 
-/// vectorLanes of the V dimension of `scheme` (`widest` without one).
+/// vectorLanes of `spec`'s dimension `dim`; `widest` where the spec lacks
+/// it (the caller reports the unknown dimension).
+int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest);
+
+/// lanesAlong the V dimension of `scheme` (`widest` without one).
 int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest);
 
 /// Expands lambdas and computes extents, with vectors of

@@ -14,13 +14,6 @@
 namespace ttile::search {
 namespace {
 
-/// The lanes of the space's vectors (scheme::vectorLanes) along `dim`;
-/// `widest` where the spec lacks it, which the constructor then reports.
-int lanesAlong(const spec::Spec &spec, const std::string &dim, int widest) {
-  std::optional<spec::DimId> id = spec.findDim(dim);
-  return id ? scheme::vectorLanes(spec.dims[*id].size, widest) : widest;
-}
-
 /// Repetitions of each size in a combination a*x1 + b*x2: small counts keep
 /// the Lambda's tile close to a microkernel, as in the paper's examples
 /// (2*11 + 1*12 = 34, 8 + 9 = 17).
@@ -90,7 +83,7 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
                          std::vector<MicrokernelClass> classes, int vectorWidth,
                          int64_t packBudgetBytes, int workers)
     : spec_(spec), family_(family),
-      vectorWidth_(lanesAlong(spec, family.vectorDim, vectorWidth)),
+      vectorWidth_(scheme::lanesAlong(spec, family.vectorDim, vectorWidth)),
       packBudgetBytes_(packBudgetBytes), workers_(workers) {
   for (const std::string &name : family.unrolled) {
     std::optional<spec::DimId> dim = spec.findDim(name);

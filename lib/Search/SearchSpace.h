@@ -93,7 +93,7 @@ public:
   const MicrokernelFamily &family() const { return family_; }
   int workers() const { return workers_; }
   /// Lanes of its vectors: the host's `vectorWidth`, or fewer along a
-  /// short vector dimension (scheme::vectorLanes).
+  /// short vector dimension (scheme::lanesAlong).
   int vectorWidth() const { return vectorWidth_; }
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.

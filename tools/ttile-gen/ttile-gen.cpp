@@ -1,7 +1,8 @@
 //===- ttile-gen.cpp - Show the code ttile generates for a scheme ---------===//
 //
 //   ttile-gen PROBLEM [--emit ir|opt|asm|none] [--check] [--measure]
-//             [--repeat N] [--no-hoist] [--offset PLACEMENT]... SCHEME...
+//             [--repeat N] [--caches hot|cold|cold-output] [--no-hoist]
+//             [--offset PLACEMENT]... SCHEME...
 //
 // Lowers a scheme for a problem to LLVM IR and JIT-compiles it in-process,
 // like llc: --emit ir prints the IR as lowered, --emit opt (the default)
@@ -19,6 +20,12 @@
 // `all=16,W=0` every one's but W's. Each --offset is one placement, and
 // --measure times every scheme on every placement against each other: the
 // fair way to see what a placement costs.
+// --caches sets the state the caches are in at every timed call: hot (the
+// default), every call on buffers the calls before left in them, as a
+// benchmark's loop runs; cold, every call after flushCaches() (Benchmark.h:
+// no tensor in any cache); cold-output, every call writing its output to
+// memory the caches no longer hold, the caches full of other writes, the
+// inputs in them (Measure/ColdOutputs.h): as a network's layer runs.
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -29,6 +36,7 @@
 
 #include "JIT/Kernel.h"
 #include "Measure/Benchmark.h"
+#include "Measure/ColdOutputs.h"
 #include "Measure/PeakProbe.h"
 #include "Measure/TensorBuffers.h"
 #include "Measure/Timer.h"
@@ -44,6 +52,8 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <optional>
+#include <span>
 
 using namespace ttile;
 
@@ -55,6 +65,7 @@ struct Options {
   bool check = false;
   bool measure = false;
   int repeat = 1;
+  std::string caches = "hot";
   bool noHoist = false;
   /// Placements of the buffers: "TENSOR=BYTES,..." ("all" for every one).
   std::vector<std::string> offsets;
@@ -127,13 +138,20 @@ bool checkKernel(const jit::Kernel &kernel,
 }
 
 /// Compiles every scheme `repeat` times and times each compilation's
-/// kernels on every placement against each other, hot cache; reports the
-/// medians of each (scheme, placement) against the peak measured in this
-/// process.
+/// kernels on every placement against each other, with the caches in the
+/// state `caches` names (--caches); reports the medians of each (scheme,
+/// placement) against the peak measured in this process.
 void measureKernels(const spec::Spec &spec,
                     const std::vector<scheme::Scheme> &schemes,
                     const jit::CompileOptions &compile, int repeat,
-                    const std::vector<Placement> &placements) {
+                    const std::vector<Placement> &placements,
+                    const std::string &caches) {
+  measure::MeasureOptions protocol;
+  protocol.coldCache = caches == "cold";
+  std::optional<measure::ColdOutputs> coldOutputs;
+  if (caches == "cold-output")
+    coldOutputs.emplace(spec.output().numElements() *
+                        static_cast<int64_t>(sizeof(float)));
   std::vector<measure::TensorBuffers> buffers;
   for (const Placement &placement : placements)
     buffers.emplace_back(spec, 42, 0, placement.offsetBytes);
@@ -152,10 +170,12 @@ void measureKernels(const spec::Spec &spec,
     std::vector<std::function<void()>> runs;
     for (size_t r = 0; r < runCount; ++r)
       runs.push_back([&, r] {
-        kernels[r / placements.size()].run(arguments[r].pointers());
+        std::span<float *const> pointers = arguments[r].pointers();
+        kernels[r / placements.size()].run(
+            coldOutputs ? coldOutputs->arguments(pointers) : pointers);
       });
     std::vector<measure::Measurement> timings =
-        measure::measureAlternately(runs);
+        measure::measureAlternately(runs, protocol);
     for (size_t r = 0; r < runCount; ++r) {
       compileSeconds[r].push_back(
           kernels[r / placements.size()].compileSeconds());
@@ -171,11 +191,12 @@ void measureKernels(const spec::Spec &spec,
             : " scheme " + std::to_string(r / placements.size() + 1);
     if (placements.size() > 1)
       which += " (" + placements[r % placements.size()].name + ")";
+    std::string state = caches == "hot" ? "" : ", " + caches + " caches";
     std::fprintf(stderr,
-                 "measure%s: %d run%s; median compile %.1f ms; median %.3f "
+                 "measure%s: %d run%s%s; median compile %.1f ms; median %.3f "
                  "us; %.1f GFLOP/s = %.1f%% of the measured peak %.1f "
                  "GFLOP/s (%s)\n",
-                 which.c_str(), repeat, repeat == 1 ? "" : "s",
+                 which.c_str(), repeat, repeat == 1 ? "" : "s", state.c_str(),
                  median(compileSeconds[r]) * 1e3, median(runSeconds[r]) * 1e6,
                  flops * 1e-9, 100 * flops / peak, peak * 1e-9,
                  measure::clockDescription().c_str());
@@ -210,7 +231,8 @@ int run(const Options &options) {
     schemes.push_back(kernel.scheme());
   }
   if (options.measure)
-    measureKernels(*spec, schemes, compile, options.repeat, placed);
+    measureKernels(*spec, schemes, compile, options.repeat, placed,
+                   options.caches);
   return 0;
 }
 
@@ -233,6 +255,13 @@ int main(int argc, char **argv) {
   app.add_option("--repeat", options.repeat,
                  "with --measure: compile and measure this many times")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--caches", options.caches,
+                 "with --measure, the caches at every timed call: hot (the "
+                 "buffers the calls before left there), cold (flushed), or "
+                 "cold-output (the output out of them, as a network's layer "
+                 "writes it)")
+      ->check(CLI::IsMember({"hot", "cold", "cold-output"}))
+      ->capture_default_str();
   app.add_flag("--no-hoist", options.noHoist,
                "do not insert the Hoist of the output accumulators");
   app.add_option("--offset", options.offsets,

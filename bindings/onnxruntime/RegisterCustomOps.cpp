@@ -14,7 +14,6 @@
 #include "EinsumOp.h"
 #include "MatMulOp.h"
 #include "MaxPoolOp.h"
-#include "TransposeOp.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +30,6 @@ using ttile::onnxruntime::ConvOp;
 using ttile::onnxruntime::EinsumOp;
 using ttile::onnxruntime::MatMulOp;
 using ttile::onnxruntime::MaxPoolOp;
-using ttile::onnxruntime::TransposeOp;
 
 /// The domains, and their ops, must outlive every session that uses them:
 /// those of the process, one per registration, live until it exits.
@@ -41,7 +39,6 @@ struct Registration {
   std::unique_ptr<MatMulOp> matmul;
   std::unique_ptr<EinsumOp> einsum;
   std::unique_ptr<MaxPoolOp> maxPool;
-  std::unique_ptr<TransposeOp> transpose;
 };
 
 std::vector<Registration> &registrations() {
@@ -132,13 +129,11 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
                               std::make_unique<ConvOp>(settings),
                               std::make_unique<MatMulOp>(settings),
                               std::make_unique<EinsumOp>(settings),
-                              std::make_unique<MaxPoolOp>(settings),
-                              std::make_unique<TransposeOp>(settings)};
+                              std::make_unique<MaxPoolOp>(settings)};
     registration.domain.Add(registration.conv.get());
     registration.domain.Add(registration.matmul.get());
     registration.domain.Add(registration.einsum.get());
     registration.domain.Add(registration.maxPool.get());
-    registration.domain.Add(registration.transpose.get());
     Ort::UnownedSessionOptions(options).Add(registration.domain);
     std::lock_guard<std::mutex> lock(mutex);
     registrations().push_back(std::move(registration));

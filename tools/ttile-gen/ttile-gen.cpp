@@ -25,7 +25,8 @@
 // benchmark's loop runs; cold, every call after flushCaches() (Benchmark.h:
 // no tensor in any cache); cold-output, every call writing its output to
 // memory the caches no longer hold, the caches full of other writes, the
-// inputs in them (Measure/ColdOutputs.h): as a network's layer runs.
+// inputs in them (Measure/ColdOutputs.h): as a network's layer runs. Its
+// outputs start on a 64-byte line, whatever --offset says of the output's.
 // Exit status: 0 on success, 1 for an invalid scheme or a failed check, 2 on
 // usage errors.
 //
@@ -259,7 +260,7 @@ int main(int argc, char **argv) {
                  "with --measure, the caches at every timed call: hot (the "
                  "buffers the calls before left there), cold (flushed), or "
                  "cold-output (the output out of them, as a network's layer "
-                 "writes it)")
+                 "writes it, on a 64-byte line whatever --offset says)")
       ->check(CLI::IsMember({"hot", "cold", "cold-output"}))
       ->capture_default_str();
   app.add_flag("--no-hoist", options.noHoist,

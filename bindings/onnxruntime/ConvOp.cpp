@@ -3,6 +3,7 @@
 #include "ConvOp.h"
 
 #include <array>
+#include <map>
 #include <string>
 
 namespace ttile::onnxruntime {
@@ -35,18 +36,25 @@ std::vector<int64_t> shape4D(const Ort::ConstKernelInfo &info, size_t index,
 Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
   std::string layout =
       optionalAttribute<std::string>(info, "layout").value_or("NCHW");
-  if (layout != "NCHW" && layout != "NHWC")
-    throw Error("unknown layout '" + layout + "' (NCHW or NHWC)");
-  bool nhwc = layout == "NHWC";
+  const std::map<std::string, Layout> layouts{
+      {"NCHW", Layout::NCHW},
+      {"NHWC", Layout::NHWC},
+      {"NCHWToNHWC", Layout::NCHWToNHWC}};
+  auto named = layouts.find(layout);
+  if (named == layouts.end())
+    throw Error("unknown layout '" + layout + "' (NCHW, NHWC or NCHWToNHWC)");
+  // W and Y as NHWC's but for NCHW; X as NCHW's but for NHWC.
+  const bool nhwc = named->second != Layout::NCHW;
+  const bool nhwcInput = named->second == Layout::NHWC;
   std::vector<int64_t> x = shape4D(info, 0, "X");
   std::vector<int64_t> w = shape4D(info, 1, "W");
 
   Conv2DParams p;
-  p.layout = nhwc ? Layout::NHWC : Layout::NCHW;
+  p.layout = named->second;
   p.N = x[0];
-  p.C = nhwc ? x[3] : x[1];
-  p.H = nhwc ? x[1] : x[2];
-  p.W = nhwc ? x[2] : x[3];
+  p.C = nhwcInput ? x[3] : x[1];
+  p.H = nhwcInput ? x[1] : x[2];
+  p.W = nhwcInput ? x[2] : x[3];
   // W is OIHW (K, C/group, R, S), or HWIO (R, S, C/group, K) with NHWC.
   p.K = nhwc ? w[3] : w[0];
   p.R = nhwc ? w[0] : w[2];
@@ -91,13 +99,14 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
 Conv2D ConvOp::create(const Ort::ConstKernelInfo &info, NodeRun &run) {
   Conv2D conv(paramsOf(info));
   const Conv2DParams &p = conv.params();
-  const bool nhwc = p.layout == Layout::NHWC;
   run.inputRole = "X";
-  run.inputShape = nhwc ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
-                        : std::vector<int64_t>{p.N, p.C, p.H, p.W};
+  run.inputShape = p.layout == Layout::NHWC
+                       ? std::vector<int64_t>{p.N, p.H, p.W, p.C}
+                       : std::vector<int64_t>{p.N, p.C, p.H, p.W};
   run.outputShape =
-      nhwc ? std::vector<int64_t>{p.N, conv.outH(), conv.outW(), p.K}
-           : std::vector<int64_t>{p.N, p.K, conv.outH(), conv.outW()};
+      p.layout != Layout::NCHW
+          ? std::vector<int64_t>{p.N, conv.outH(), conv.outW(), p.K}
+          : std::vector<int64_t>{p.N, p.K, conv.outH(), conv.outW()};
   run.constantWeights = p.constantWeights;
   run.hasBias = info.GetInputCount() > 2;
   run.residual = p.residual;

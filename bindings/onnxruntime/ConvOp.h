@@ -11,8 +11,10 @@
 //   attributes: auto_pad, dilations, group, kernel_shape, pads, strides as
 //     ONNX Conv; activation ("" or Relu, Clip, LeakyRelu, Sigmoid, Tanh,
 //     HardSwish, SiLU), activation_alpha, activation_beta (Clip's min and
-//     max, LeakyRelu's slope); layout: "NCHW" (ONNX's: X NCHW, W OIHW) or
-//     "NHWC" (X and Y NHWC, Residual too, W HWIO).
+//     max, LeakyRelu's slope); layout: "NCHW" (ONNX's: X NCHW, W OIHW),
+//     "NHWC" (X and Y NHWC, Residual too, W HWIO), or "NCHWToNHWC" (X NCHW,
+//     the rest as NHWC's: a graph's first convolution, reading its input
+//     as it comes).
 //
 // Weights that are initializers reach the kernel at its creation and are
 // given to setWeights once. Each kernel tunes with the trials of the session

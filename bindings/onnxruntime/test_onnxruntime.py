@@ -22,7 +22,7 @@ BIN = Path(os.environ.get("TTILE_BIN", Path(__file__).parents[2] / "build"
 TOOL = BIN / "ttile-onnx"
 LIBRARY = BIN.parent / "lib" / "libttile-onnxruntime.so"
 # Candidates per convolution (the session entry ttile.trials): correctness
-# does not need a good kernel, and every pattern tunes in both layouts.
+# does not need a good kernel, and every pattern tunes in every layout.
 TRIALS = 3
 
 
@@ -55,7 +55,7 @@ if SKIP:
 
 @unittest.skipIf(SKIP, SKIP)
 class RewriteTest(unittest.TestCase):
-    """Each pattern, rewritten in both layouts, matches stock ONNX
+    """Each pattern, rewritten in every layout, matches stock ONNX
     Runtime."""
 
     @classmethod
@@ -91,7 +91,7 @@ class RewriteTest(unittest.TestCase):
     def attributes(self, node):
         return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
-    def test_every_pattern_in_both_layouts(self):
+    def test_every_pattern_in_every_layout(self):
         expected_activation = {
             "conv_relu": b"Relu", "conv_add_relu": b"Relu",
             "residual_block": b"Relu",
@@ -101,7 +101,7 @@ class RewriteTest(unittest.TestCase):
             "unsupported_conv": b"Relu", "pools": b"Relu"}
         for name in models.PATTERNS:
             model = models.pattern(name)
-            for layout in ("nhwc", "nchw"):
+            for layout in tool.LAYOUTS:
                 with self.subTest(pattern=name, layout=layout):
                     rewritten, text = self.rewritten(model, layout)
                     convs = self.ttile_convs(rewritten)
@@ -110,8 +110,16 @@ class RewriteTest(unittest.TestCase):
                     if name in expected_activation:
                         self.assertEqual(attributes.get("activation"),
                                          expected_activation[name])
-                    self.assertEqual(attributes.get("layout"),
-                                     b"NHWC" if layout == "nhwc" else None)
+                    # With nhwc-in-place, a convolution of the graph's
+                    # input reads it as it comes, but for a depthwise one.
+                    graph_input = convs[0].input[0] in {
+                        i.name for i in rewritten.graph.input}
+                    self.assertEqual(
+                        attributes.get("layout"),
+                        None if layout == "nchw" else
+                        b"NCHWToNHWC" if graph_input else b"NHWC")
+                    if layout == "nhwc" or name == "depthwise":
+                        self.assertFalse(graph_input and layout != "nchw")
                     self.check_agrees(model, rewritten)
 
     def test_silu_is_left_to_onnxruntime_by_default(self):
@@ -125,15 +133,15 @@ class RewriteTest(unittest.TestCase):
                    if n.op_type in ("Sigmoid", "Mul")), ["Mul", "Sigmoid"])
         self.check_agrees(model, rewritten)
 
-    def test_auto_layout_measures_both_and_keeps_one(self):
+    def test_auto_layout_measures_each_and_keeps_one(self):
         model = models.pattern("conv_add_relu")
         lines = []
         rewritten, layout = tool.rewrite(model, "auto", 1, str(LIBRARY),
                                          say=lines.append, trials=TRIALS)
         text = "\n".join(lines)
-        self.assertIn(layout, ("nhwc", "nchw"))
-        self.assertRegex(text, r"nhwc: \d+\.\d+ ms")
-        self.assertRegex(text, r"nchw: \d+\.\d+ ms")
+        self.assertIn(layout, tool.LAYOUTS)
+        for choice in tool.LAYOUTS:
+            self.assertRegex(text, choice + r": \d+\.\d+ ms")
         self.assertIn(f"layout {layout}", text)
         self.check_agrees(model, rewritten)
 
@@ -231,6 +239,14 @@ class RewriteTest(unittest.TestCase):
         self.check_agrees(model, rewritten)
         self.check_agrees(model, rewritten, threads=2)
         self.check_agrees(model, rewritten, threads=2, pool="ttile")
+        # With the input read in place by the first convolution, the
+        # output's alone.
+        rewritten, text = self.rewritten(model, "nhwc-in-place")
+        self.assertEqual([n.op_type for n in rewritten.graph.node
+                          if n.domain != "ttile"], ["Transpose"], text)
+        self.assertEqual(self.attributes(self.ttile_convs(rewritten)[0])
+                         .get("layout"), b"NCHWToNHWC")
+        self.check_agrees(model, rewritten, threads=2)
 
     def test_max_pools_stay_nhwc(self):
         model = models.pattern("pools")

@@ -134,7 +134,8 @@ public:
   bool nchw() const { return params().layout == ttile::Layout::NCHW; }
   Shape inputShape() const {
     const auto &p = params();
-    return nchw() ? Shape{p.N, p.C, p.H, p.W} : Shape{p.N, p.H, p.W, p.C};
+    return params().layout == ttile::Layout::NHWC ? Shape{p.N, p.H, p.W, p.C}
+                                                  : Shape{p.N, p.C, p.H, p.W};
   }
   Shape weightShape() const {
     const auto &p = params();
@@ -523,11 +524,16 @@ PYBIND11_MODULE(ttile, module) {
                p.padBottom = pads[2], p.padRight = pads[3];
              }
              p.groups = groups;
-             if (layout != "nhwc" && layout != "nchw")
-               throw py::value_error("layout must be 'nhwc' or 'nchw', not '" +
+             const std::map<std::string, ttile::Layout> layouts{
+                 {"nhwc", ttile::Layout::NHWC},
+                 {"nchw", ttile::Layout::NCHW},
+                 {"nchw_to_nhwc", ttile::Layout::NCHWToNHWC}};
+             auto named = layouts.find(layout);
+             if (named == layouts.end())
+               throw py::value_error("layout must be 'nhwc', 'nchw' or "
+                                     "'nchw_to_nhwc', not '" +
                                      layout + "'");
-             p.layout =
-                 layout == "nchw" ? ttile::Layout::NCHW : ttile::Layout::NHWC;
+             p.layout = named->second;
              p.activation = activationNamed(activation);
              p.alpha = alpha, p.beta = beta;
              p.residual = residual;

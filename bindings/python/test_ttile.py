@@ -75,6 +75,19 @@ class Conv2DTest(unittest.TestCase):
                              stride=2).transpose(0, 3, 1, 2)
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
+    def test_nchw_to_nhwc_reads_the_image_as_it_comes(self):
+        conv = ttile.Conv2D(C=3, H=9, W=10, K=16, R=3, S=3, stride=2,
+                            padding=1, layout="nchw_to_nhwc")
+        self.assertEqual(conv.input_shape, [1, 3, 9, 10])
+        self.assertEqual(conv.weight_shape, [3, 3, 3, 16])
+        self.assertEqual(conv.output_shape, [1, 5, 5, 16])
+        x, w = self.random(1, 3, 9, 10), self.random(3, 3, 3, 16)
+        y = conv.tune(trials=2).run(x, w)
+        expected = conv_nhwc(x.transpose(0, 2, 3, 1), w, stride=2, pad=1)
+        np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+        with self.assertRaisesRegex(ValueError, "nchw_to_nhwc"):
+            ttile.Conv2D(C=3, H=9, W=10, K=16, R=3, S=3, layout="nhcw")
+
     def test_bad_arrays_are_refused_with_their_name(self):
         conv = ttile.Conv2D(C=4, H=5, W=5, K=8, R=3, S=3)
         x, w = self.random(1, 5, 5, 4), self.random(3, 3, 4, 8)

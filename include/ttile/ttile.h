@@ -42,7 +42,9 @@ typedef enum ttile_status {
 /* Values of ttile_conv2d_params.layout. */
 enum {
   TTILE_LAYOUT_NHWC = 0, /* input NHWC, weights RSCK (HWIO), output NHWK */
-  TTILE_LAYOUT_NCHW = 1  /* input NCHW, weights KCRS (OIHW), output NKHW */
+  TTILE_LAYOUT_NCHW = 1, /* input NCHW, weights KCRS (OIHW), output NKHW */
+  /* input NCHW, weights RSCK (HWIO), output NHWK: ttile::Layout::NCHWToNHWC */
+  TTILE_LAYOUT_NCHW_TO_NHWC = 2
 };
 
 /* Values of ttile_conv2d_params.activation, applied to the sum + bias +
@@ -416,6 +418,11 @@ namespace ttile {
 enum class Layout {
   NHWC, ///< Input NHWC, weights RSCK (HWIO), output NHWK.
   NCHW, ///< Input NCHW, weights KCRS (OIHW), output NKHW.
+  /// Input NCHW, weights RSCK (HWIO), output NHWK (and the residual): a
+  /// network's first layer, reading its image as it comes and writing NHWC
+  /// for the layers after it. The kernels read the input where it is, with
+  /// no conversion. Not for depthwise convolutions (groups = C > 1).
+  NCHWToNHWC,
 };
 
 /// Applied in the kernel to each output element once the bias and the

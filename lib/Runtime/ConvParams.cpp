@@ -21,6 +21,8 @@ const char *layoutName(Layout layout) {
     return "NHWC";
   case Layout::NCHW:
     return "NCHW";
+  case Layout::NCHWToNHWC:
+    return "NCHWToNHWC";
   }
   return nullptr;
 }
@@ -28,8 +30,24 @@ const char *layoutName(Layout layout) {
 /// The layout arrives from the C API as a plain integer.
 void checkLayout(const Conv2DParams &params) {
   if (!layoutName(params.layout))
-    throw Error(fmt::format("layout ({}) is neither NHWC nor NCHW",
+    throw Error(fmt::format("layout ({}) is none of NHWC, NCHW and "
+                            "NCHWToNHWC",
                             static_cast<int>(params.layout)));
+  // Depthwise kernels load the input's channels as vectors: with one
+  // channel per group they are a plane apart in NCHW.
+  if (params.layout == Layout::NCHWToNHWC && isDepthwise(params))
+    throw Error(fmt::format(
+        "layout NCHWToNHWC is for convolutions of more than one input "
+        "channel per group; a depthwise one (groups = C = {}) takes NHWC or "
+        "NCHW",
+        params.C));
+}
+
+/// The layout of the buffers the kernel reads and writes.
+Layout kernelLayout(const Conv2DParams &params) {
+  if (params.layout == Layout::NCHWToNHWC)
+    return Layout::NCHWToNHWC;
+  return runsPlanar(params) ? Layout::NCHW : Layout::NHWC;
 }
 
 /// Each group convolves C/groups input channels into K/groups outputs.
@@ -107,7 +125,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
     // Each image's pixels as one row of H*W: the columns of its product.
     shape.outH = shape.inputH = 1;
     shape.outW = shape.inputW = outH_ * outW_;
-  } else if (isPointwise(p)) {
+  } else if (isPointwise(p) && p.layout != Layout::NCHWToNHWC) {
     // The same memory as one column of N*H*W pixels (ConvParams.h).
     shape.N = 1;
     shape.outH = shape.inputH = p.N * outH_ * outW_;
@@ -115,6 +133,7 @@ ConvProblem::ConvProblem(const Conv2DParams &params) : params_(params) {
   }
   shape.groups = p.groups;
   shape.planar = runsPlanar(p);
+  shape.planarInput = p.layout == Layout::NCHWToNHWC;
   shape.bias = true;
   shape.constantWeights = p.constantWeights;
   shape.residual = p.residual;
@@ -130,9 +149,8 @@ cache::CacheKey ConvProblem::cacheKey() const {
   // The kernel's layout, not the problem's: an NCHW problem runs the NHWC
   // kernel between conversions (LayoutConversion.h), so both layouts share
   // one tuning, but for the planar kernels of NCHW depthwise and pointwise
-  // convolutions.
-  key.add("layout",
-          layoutName(runsPlanar(params_) ? Layout::NCHW : Layout::NHWC));
+  // convolutions. NCHWToNHWC's kernels read the NCHW input themselves.
+  key.add("layout", layoutName(kernelLayout(params_)));
   addEpilogueKey(key, spec_.epilogue, params_.residual);
   key.add("weights", params_.constantWeights ? "constant" : "per-run");
   key.add("dtype", spec::elementTypeName(spec::ElementType::F32));

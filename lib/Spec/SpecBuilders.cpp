@@ -163,6 +163,10 @@ Spec conv2d(const ConvShape &shape) {
                 "pointwise one (1x1, stride 1, no padding, one group)");
   if (shape.planar && !planarDepthwise)
     return planarPointwise(shape);
+  // Depthwise microkernels load the input's channels as vectors.
+  if (shape.planarInput && (shape.planar || shape.C == shape.groups))
+    throw Error("conv2d: a planar input alone is for a convolution with "
+                "more than one input channel per group, and not planar");
   // A planar spec has a g even for one channel: the planar microkernels
   // are measured on one plane (Search/Microkernel.h).
   const bool grouped = shape.groups > 1 || shape.planar;
@@ -213,6 +217,14 @@ Spec conv2d(const ConvShape &shape) {
                   shape.dilationW, shape.padLeft, shape.padRight, shape.inputW,
                   "width (outW-1)*strideW + (S-1)*dilationW + 1");
 
+  // The input's channels after its rows and columns (NHWC), or before
+  // them (a planar input).
+  std::vector<TensorAxis> inputAxes = {plain("n")};
+  if (!shape.planarInput)
+    inputAxes.insert(inputAxes.end(), {inputRow, inputColumn});
+  inputAxes = withChannels(std::move(inputAxes), "c");
+  if (shape.planarInput)
+    inputAxes.insert(inputAxes.end(), {inputRow, inputColumn});
   if (shape.planar)
     spec.tensors = {
         tensor("O", TensorRole::Output,
@@ -225,10 +237,7 @@ Spec conv2d(const ConvShape &shape) {
     spec.tensors = {
         tensor("O", TensorRole::Output,
                withChannels({plain("n"), plain("h"), plain("w")}, "k")),
-        tensor("I", TensorRole::Input,
-               withChannels(
-                   {plain("n"), std::move(inputRow), std::move(inputColumn)},
-                   "c")),
+        tensor("I", TensorRole::Input, std::move(inputAxes)),
         tensor("W", TensorRole::Input,
                withChannels(
                    depthwise ? std::vector{plain("r"), plain("s")}

@@ -42,9 +42,17 @@ namespace ttile::spec {
 /// Planar (`planar`): the layout of ONNX and PyTorch, each channel a plane.
 /// A depthwise convolution without multiplier: O[n, g, h, w], I[n, g, ., .],
 /// W[g, r, s], B[g]; its microkernels vectorize w, read at strideW in the
-/// input, which must be 1 or 2 (Scheme/Validate.h). A pointwise one (1x1, stride 1, no padding,
-/// one group), a matrix product per image: O[n, k, h, w], I[n, c, h, w],
-/// W[k, c], B[k], with no r and s (the caller may fold h*w into w).
+/// input, which must be 1 or 2 (Scheme/Validate.h). A pointwise one (1x1,
+/// stride 1, no padding, one group), a matrix product per image: O[n, k, h, w],
+/// I[n, c, h, w], W[k, c], B[k], with no r and s (the caller may fold h*w into
+/// w).
+///
+/// Planar input (`planarInput`): the input alone planar, I[n, c, ., .]
+/// (I[n, g, c, ., .] with groups; not depthwise, whose microkernels load
+/// the input's channels as vectors), everything else as above: a network's
+/// first layer reading the image as it comes and writing NHWC for the layers
+/// after it (Layout::NCHWToNHWC). The microkernels vectorize the output
+/// channels as in NHWC and broadcast input elements, wherever they lie.
 struct ConvShape {
   int64_t N = 1, K = 1, C = 1, outH = 1, outW = 1, R = 1, S = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
@@ -59,6 +67,8 @@ struct ConvShape {
   bool residual = false;
   /// NCHW for a depthwise or a pointwise convolution: "Planar" above.
   bool planar = false;
+  /// The input alone NCHW: "Planar input" above.
+  bool planarInput = false;
   Epilogue epilogue = {};
 };
 Spec conv2d(const ConvShape &shape);

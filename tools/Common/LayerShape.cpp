@@ -91,6 +91,8 @@ std::string formatShape(const Conv2DParams &p) {
     shape += fmt::format(" g{}", p.groups);
   if (p.layout == Layout::NCHW)
     shape += " nchw";
+  else if (p.layout == Layout::NCHWToNHWC)
+    shape += " nchw-to-nhwc";
   std::string epilogue = epilogueSuffix(p);
   std::replace(epilogue.begin(), epilogue.end(), '_', ' ');
   return shape + epilogue;

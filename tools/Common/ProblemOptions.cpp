@@ -141,7 +141,7 @@ spec::Spec convSpec(const ProblemOptions &options) {
 
 spec::Spec convFullSpec(const ProblemOptions &options) {
   spec::ConvShape shape;
-  int64_t planar = 0;
+  int64_t planar = 0, planarInput = 0;
   const std::map<std::string, int64_t *> fields{
       {"N", &shape.N},          {"K", &shape.K},
       {"C", &shape.C},          {"outH", &shape.outH},
@@ -151,7 +151,7 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
       {"dw", &shape.dilationW}, {"g", &shape.groups},
       {"pt", &shape.padTop},    {"pl", &shape.padLeft},
       {"pb", &shape.padBottom}, {"pr", &shape.padRight},
-      {"planar", &planar}};
+      {"planar", &planar},      {"planarinput", &planarInput}};
   // Paddings may be 0; spec::conv2d names any other field that is not >= 1.
   for (const auto &[name, value] :
        parseAssignments("--conv-full", options.convFull, 0)) {
@@ -160,10 +160,11 @@ spec::Spec convFullSpec(const ProblemOptions &options) {
       usageError("--conv-full", "unknown field '" + name +
                                     "' (fields: N, K, C, outH, outW, R, S, "
                                     "sh, sw, dh, dw, g, pt, pl, pb, pr, "
-                                    "planar)");
+                                    "planar, planarinput)");
     *field->second = value;
   }
   shape.planar = planar != 0;
+  shape.planarInput = planarInput != 0;
   applyEpilogue(options.epilogue, shape);
   return spec::conv2d(shape);
 }
@@ -192,7 +193,8 @@ void ProblemOptions::addTo(CLI::App &app) {
       "2D convolution with every field: \"N=1,K=..,C=..,outH=..,outW=..,R=..,"
       "S=..,sh=..,sw=..,dh=..,dw=..,g=..,pt=..,pl=..,pb=..,pr=..\" (outH, "
       "outW: the output; K, C: all channels; omitted paddings are 0, other "
-      "fields 1; planar=1: a depthwise convolution in NCHW)");
+      "fields 1; planar=1: a depthwise convolution in NCHW; planarinput=1: "
+      "the input alone NCHW)");
   auto *matmulOption =
       app.add_option("--matmul", matmul, "matrix multiplication I,J,K");
   auto *einsumOption = app.add_option(

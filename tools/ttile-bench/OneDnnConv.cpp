@@ -68,7 +68,9 @@ struct UserTensors {
 };
 
 UserTensors userTensors(const Conv2DParams &p) {
-  const bool nhwc = p.layout == Layout::NHWC;
+  // NCHWToNHWC: the input NCHW, the weights and the output as NHWC's.
+  const bool nhwc = p.layout != Layout::NCHW;
+  const bool nhwcInput = p.layout == Layout::NHWC;
   const memory::dim outH = outputExtent(p.H, p.padTop, p.padBottom, p.R,
                                         p.strideH, p.dilationH);
   const memory::dim outW = outputExtent(p.W, p.padLeft, p.padRight, p.S,
@@ -80,7 +82,7 @@ UserTensors userTensors(const Conv2DParams &p) {
           ? Tensor{{p.K, p.C, p.R, p.S}, nhwc ? Tag::hwio : Tag::oihw}
           : Tensor{{p.groups, p.K / p.groups, p.C / p.groups, p.R, p.S},
                    nhwc ? Tag::hwigo : Tag::goihw};
-  return {{{p.N, p.C, p.H, p.W}, nhwc ? Tag::nhwc : Tag::nchw},
+  return {{{p.N, p.C, p.H, p.W}, nhwcInput ? Tag::nhwc : Tag::nchw},
           weights,
           {{p.K}, Tag::x},
           {{p.N, p.K, outH, outW}, nhwc ? Tag::nhwc : Tag::nchw}};

@@ -80,7 +80,7 @@ const char *brokenPromise(const ttile_conv2d_params &p, const ttile_conv2d *conv
   for (const Field &field : kFields)
     if (p.*field.member < field.least || p.*field.member > kLargestField)
       return "a field out of range was accepted";
-  if (p.layout != TTILE_LAYOUT_NHWC && p.layout != TTILE_LAYOUT_NCHW)
+  if (p.layout < TTILE_LAYOUT_NHWC || p.layout > TTILE_LAYOUT_NCHW_TO_NHWC)
     return "a layout out of range was accepted";
   if (p.activation < TTILE_ACTIVATION_NONE ||
       p.activation > TTILE_ACTIVATION_TANH)

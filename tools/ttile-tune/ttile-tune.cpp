@@ -27,9 +27,9 @@
 // --json FILE (or - for stdout instead of the table), --list (print the
 // layers without tuning), --constant-weights (the kernels of
 // Conv2DParams::constantWeights, MatMul's and Contraction's constantB),
-// --layout nhwc|nchw, --batch N, --retune (tune even where the cache holds a
-// winner). The cache follows TTILE_CACHE_DIR and TTILE_CACHE=off. On a
-// terminal, stderr shows a progress bar per layer.
+// --layout nhwc|nchw|nchw-to-nhwc, --batch N, --retune (tune even where the
+// cache holds a winner). The cache follows TTILE_CACHE_DIR and TTILE_CACHE=off.
+// On a terminal, stderr shows a progress bar per layer.
 //
 // Exit status: 0 when every supported layer was tuned, 1 when one failed,
 // 2 on usage errors.
@@ -410,10 +410,13 @@ int main(int argc, char **argv) {
                  "a model's layers (repeatable)")
       ->check(CLI::ExistingFile);
   app.add_option("--layout", options.layout,
-                 "the layout of every convolution: nhwc (default) or nchw")
+                 "the layout of every convolution: nhwc (default), nchw, "
+                 "or nchw-to-nhwc (the input NCHW, the rest NHWC: a "
+                 "network's first layer)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, Layout>{{"nhwc", Layout::NHWC},
-                                        {"nchw", Layout::NCHW}},
+                                        {"nchw", Layout::NCHW},
+                                        {"nchw-to-nhwc", Layout::NCHWToNHWC}},
           CLI::ignore_case));
   app.add_option("--batch", options.batch,
                  "the batch of every convolution (default: each layer's)")

@@ -150,9 +150,10 @@ TEST(BadInputTest, ProductsThatOverflowNameTheTensor) {
 TEST(BadInputTest, EnumeratorsOutOfRangeAreNamed) {
   for (int value : {-1, 8, 1 << 30}) {
     Conv2DParams p = smallLayer();
-    p.layout = static_cast<Layout>(value == 8 ? 2 : value);
-    expectRefused(p, "layout (" + std::to_string(value == 8 ? 2 : value) +
-                         ")");
+    // 3: the first value past the last layout.
+    const int layout = value == 8 ? 3 : value;
+    p.layout = static_cast<Layout>(layout);
+    expectRefused(p, "layout (" + std::to_string(layout) + ")");
     p = smallLayer();
     p.activation = static_cast<Activation>(value);
     expectRefused(p, "activation (" + std::to_string(value) + ")");

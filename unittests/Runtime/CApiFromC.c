@@ -16,7 +16,7 @@ static float valueAt(int i) { return (float)((i * 37 % 17) - 8) / 8.0f; }
 
 /* Where the tensors' elements are in `layout` (TTILE_LAYOUT_*). */
 static int inputAt(int32_t layout, int c, int h, int w) {
-  return layout == TTILE_LAYOUT_NCHW ? (c * H + h) * W + w
+  return layout != TTILE_LAYOUT_NHWC ? (c * H + h) * W + w
                                      : (h * W + w) * C + c;
 }
 static int weightAt(int32_t layout, int k, int c, int r, int s) {
@@ -158,7 +158,8 @@ static int checkLayout(int32_t layout, char *message, size_t size) {
 int ttileTestCApiFromC(char *message, size_t size) {
   ttile_conv2d *conv = NULL;
   if (checkLayout(TTILE_LAYOUT_NHWC, message, size) ||
-      checkLayout(TTILE_LAYOUT_NCHW, message, size))
+      checkLayout(TTILE_LAYOUT_NCHW, message, size) ||
+      checkLayout(TTILE_LAYOUT_NCHW_TO_NHWC, message, size))
     return 1;
   if (ttile_conv2d_create(NULL, &conv) != TTILE_INVALID_ARGUMENT || conv ||
       !*ttile_last_error()) {

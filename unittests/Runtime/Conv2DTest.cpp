@@ -144,7 +144,13 @@ TEST(Conv2DParamsTest, ErrorsNameTheParameter) {
        },
        "groups (2) does not divide K (3)"},
       {[](Conv2DParams &p) { p.layout = static_cast<Layout>(5); },
-       "layout (5) is neither NHWC nor NCHW"},
+       "layout (5) is none of NHWC, NCHW and NCHWToNHWC"},
+      {[](Conv2DParams &p) {
+         p.layout = Layout::NCHWToNHWC;
+         p.K = p.groups = p.C;
+       },
+       "layout NCHWToNHWC is for convolutions of more than one input "
+       "channel per group; a depthwise one (groups = C = 8)"},
       {[](Conv2DParams &p) { p.activation = static_cast<Activation>(8); },
        "activation (8) is none of None, ReLU,"},
   };
@@ -753,6 +759,84 @@ TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
     EXPECT_EQ(conv.scheme().find("V(w)"), std::string::npos) << conv.scheme();
     ConvCase reference(p);
     reference.expectMatches(reference.run(conv));
+  }
+}
+
+// Layout::NCHWToNHWC: the kernels read the NCHW input where it is and
+// write NHWC, with no conversion, under a cache key of their own, and match
+// the reference: a network's first layer (3 channels, stride 2), groups, a
+// pointwise layer (not folded into one column of pixels, as in NHWC), and
+// constant weights with the residual in place.
+TEST_F(Conv2DTest, NchwToNhwcReadsTheInputWhereItIs) {
+  std::vector<NamedCase> cases;
+  {
+    Conv2DParams p;
+    p.layout = Layout::NCHWToNHWC;
+    p.N = 2;
+    p.C = 3;
+    p.H = 17;
+    p.W = 19;
+    p.K = 20;
+    p.R = p.S = 3;
+    p.strideH = p.strideW = 2;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
+    p.activation = Activation::Clamp;
+    p.alpha = 0;
+    p.beta = 6;
+    cases.push_back({"first layer: 3 channels, stride 2, ReLU6", p});
+  }
+  {
+    Conv2DParams p = smallLayer();
+    p.layout = Layout::NCHWToNHWC;
+    p.groups = 2;
+    p.K = 12;
+    p.activation = Activation::LeakyReLU;
+    p.alpha = 0.1f;
+    cases.push_back({"two groups, LeakyReLU", p});
+  }
+  {
+    Conv2DParams p;
+    p.layout = Layout::NCHWToNHWC;
+    p.C = 16;
+    p.K = 24;
+    p.H = 5;
+    p.W = 7;
+    p.R = p.S = 1;
+    p.residual = true;
+    p.activation = Activation::ReLU;
+    cases.push_back({"pointwise, residual", p});
+  }
+  {
+    Conv2DParams p;
+    p.layout = Layout::NCHWToNHWC;
+    p.C = 4;
+    p.K = 20;
+    p.H = p.W = 11;
+    p.R = p.S = 5;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 2;
+    p.constantWeights = true;
+    p.residual = true;
+    p.activation = Activation::SiLU;
+    cases.push_back({"5x5, constant weights, residual", p});
+  }
+  for (const NamedCase &c : cases) {
+    SCOPED_TRACE(c.name);
+    const Conv2DParams &p = c.params;
+    // The same convolution in NHWC, tuned first, leaves no kernel for it.
+    Conv2DParams nhwc = p;
+    nhwc.layout = Layout::NHWC;
+    Conv2D(nhwc).tune(quickTune());
+    Conv2D conv(p);
+    conv.tune(quickTune());
+    EXPECT_FALSE(conv.tuneInfo().cacheHit);
+    EXPECT_EQ(conv.tuneInfo().conversionSeconds, 0);
+    ConvCase reference(p);
+    if (p.constantWeights)
+      conv.setWeights(reference.weights.data());
+    reference.expectMatches(reference.run(conv));
+    if (p.residual)
+      reference.expectMatches(reference.runInPlace(conv));
+    EXPECT_TRUE(Conv2D(p).tune(quickTune()).tuneInfo().cacheHit);
   }
 }
 

@@ -131,9 +131,10 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
   const int64_t groupC = p.C / p.groups, groupK = p.K / p.groups;
   // Where each element lives in the layout of `p`.
   const bool nchw = p.layout == Layout::NCHW;
+  const bool nchwInput = nchw || p.layout == Layout::NCHWToNHWC;
   auto inputAt = [&](int64_t n, int64_t c, int64_t h, int64_t w) {
-    return size_t(nchw ? ((n * p.C + c) * p.H + h) * p.W + w
-                       : ((n * p.H + h) * p.W + w) * p.C + c);
+    return size_t(nchwInput ? ((n * p.C + c) * p.H + h) * p.W + w
+                            : ((n * p.H + h) * p.W + w) * p.C + c);
   };
   auto weightAt = [&](int64_t k, int64_t c, int64_t r, int64_t s) {
     return size_t(nchw ? ((k * groupC + c) * p.R + r) * p.S + s

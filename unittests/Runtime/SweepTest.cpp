@@ -75,7 +75,9 @@ Conv2DParams randomShape(int index) {
   };
   p.H = inputSize(p.R, p.dilationH, p.padTop + p.padBottom);
   p.W = inputSize(p.S, p.dilationW, p.padLeft + p.padRight);
-  p.layout = pick(0, 1) ? Layout::NCHW : Layout::NHWC;
+  // NCHWToNHWC is for convolutions of more than one input channel a group.
+  const bool depthwise = p.groups > 1 && p.C == p.groups;
+  p.layout = static_cast<Layout>(pick(0, depthwise ? 1 : 2));
   p.activation = static_cast<Activation>(
       pick(0, static_cast<int64_t>(Activation::Tanh)));
   // Clamp's bounds and LeakyReLU's slope, in tenths.

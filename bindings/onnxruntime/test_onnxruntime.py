@@ -110,16 +110,16 @@ class RewriteTest(unittest.TestCase):
                     if name in expected_activation:
                         self.assertEqual(attributes.get("activation"),
                                          expected_activation[name])
-                    # With nhwc-in-place, a convolution of the graph's
-                    # input reads it as it comes, but for a depthwise one.
+                    # In NHWC, a convolution of the graph's input reads it
+                    # as it comes, but for a depthwise one.
                     graph_input = convs[0].input[0] in {
                         i.name for i in rewritten.graph.input}
                     self.assertEqual(
                         attributes.get("layout"),
                         None if layout == "nchw" else
                         b"NCHWToNHWC" if graph_input else b"NHWC")
-                    if layout == "nhwc" or name == "depthwise":
-                        self.assertFalse(graph_input and layout != "nchw")
+                    if name == "depthwise":
+                        self.assertEqual(graph_input, layout == "nchw")
                     self.check_agrees(model, rewritten)
 
     def test_silu_is_left_to_onnxruntime_by_default(self):
@@ -161,8 +161,10 @@ class RewriteTest(unittest.TestCase):
             [self.attributes(c)["activation"]
              for c in self.ttile_convs(rewritten)],
             [b"Relu", b"Tanh", b"HardSwish"])
+        # The output's transpose back to NCHW; the first convolution reads
+        # the input as it comes.
         self.assertEqual([n.op_type for n in rewritten.graph.node
-                          if n.domain != "ttile"], ["Transpose", "Transpose"])
+                          if n.domain != "ttile"], ["Transpose"])
         self.check_agrees(model, rewritten)
 
     def test_unsupported_conv_is_left_and_said(self):
@@ -231,22 +233,16 @@ class RewriteTest(unittest.TestCase):
     def test_whole_network_keeps_nhwc_between_convolutions(self):
         model = models.darknet19(size=64)
         rewritten, text = self.rewritten(model, "nhwc")
-        # Transposes at the input and the output only: the LeakyReLUs are
-        # fused, the 2x2 max pools run on NHWC.
-        transposes = [n for n in rewritten.graph.node
-                      if n.op_type == "Transpose"]
-        self.assertEqual(len(transposes), 2, text)
-        self.check_agrees(model, rewritten)
-        self.check_agrees(model, rewritten, threads=2)
-        self.check_agrees(model, rewritten, threads=2, pool="ttile")
-        # With the input read in place by the first convolution, the
-        # output's alone.
-        rewritten, text = self.rewritten(model, "nhwc-in-place")
+        # A transpose at the output only: the first convolution reads the
+        # NCHW input as it comes, the LeakyReLUs are fused, the 2x2 max
+        # pools run on NHWC.
         self.assertEqual([n.op_type for n in rewritten.graph.node
                           if n.domain != "ttile"], ["Transpose"], text)
         self.assertEqual(self.attributes(self.ttile_convs(rewritten)[0])
                          .get("layout"), b"NCHWToNHWC")
+        self.check_agrees(model, rewritten)
         self.check_agrees(model, rewritten, threads=2)
+        self.check_agrees(model, rewritten, threads=2, pool="ttile")
 
     def test_max_pools_stay_nhwc(self):
         model = models.pattern("pools")

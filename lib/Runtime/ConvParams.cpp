@@ -37,7 +37,7 @@ void checkLayout(const Conv2DParams &params) {
   // channel per group they are a plane apart in NCHW.
   if (params.layout == Layout::NCHWToNHWC && isDepthwise(params))
     throw Error(fmt::format(
-        "layout NCHWToNHWC is for convolutions of more than one input "
+        "layout (NCHWToNHWC) is for convolutions of more than one input "
         "channel per group; a depthwise one (groups = C = {}) takes NHWC or "
         "NCHW",
         params.C));

@@ -163,10 +163,6 @@ Spec conv2d(const ConvShape &shape) {
                 "pointwise one (1x1, stride 1, no padding, one group)");
   if (shape.planar && !planarDepthwise)
     return planarPointwise(shape);
-  // Depthwise microkernels load the input's channels as vectors.
-  if (shape.planarInput && (shape.planar || shape.C == shape.groups))
-    throw Error("conv2d: a planar input alone is for a convolution with "
-                "more than one input channel per group, and not planar");
   // A planar spec has a g even for one channel: the planar microkernels
   // are measured on one plane (Search/Microkernel.h).
   const bool grouped = shape.groups > 1 || shape.planar;
@@ -175,6 +171,10 @@ Spec conv2d(const ConvShape &shape) {
   // (Search/Microkernel.h), not the convolution's. Its c would have size 1,
   // and so would k without a channel multiplier.
   const bool depthwise = grouped && shape.C == shape.groups;
+  if (shape.planarInput && depthwise)
+    throw Error("conv2d: a planar input alone is for a convolution of more "
+                "than one input channel per group (depthwise microkernels "
+                "load the input's channels as vectors)");
   const int64_t multiplier = shape.K / shape.groups;
   spec.name = depthwise ? "depthwise" : "conv2d";
   spec.dims.push_back(dim("n", DimKind::Parallel, shape.N));

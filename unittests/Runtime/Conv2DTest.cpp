@@ -149,7 +149,7 @@ TEST(Conv2DParamsTest, ErrorsNameTheParameter) {
          p.layout = Layout::NCHWToNHWC;
          p.K = p.groups = p.C;
        },
-       "layout NCHWToNHWC is for convolutions of more than one input "
+       "layout (NCHWToNHWC) is for convolutions of more than one input "
        "channel per group; a depthwise one (groups = C = 8)"},
       {[](Conv2DParams &p) { p.activation = static_cast<Activation>(8); },
        "activation (8) is none of None, ReLU,"},
@@ -793,6 +793,13 @@ TEST_F(Conv2DTest, NchwToNhwcReadsTheInputWhereItIs) {
     p.activation = Activation::LeakyReLU;
     p.alpha = 0.1f;
     cases.push_back({"two groups, LeakyReLU", p});
+  }
+  {
+    // One group of one channel: not depthwise (found by the fuzzer).
+    Conv2DParams p = smallLayer();
+    p.layout = Layout::NCHWToNHWC;
+    p.C = 1;
+    cases.push_back({"one channel (grayscale)", p});
   }
   {
     Conv2DParams p;

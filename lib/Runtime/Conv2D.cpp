@@ -3,7 +3,8 @@
 // A thin facade over the tuned-kernel core (TunedKernel.h): it validates
 // the parameters (ConvParams.h), checks the caller's buffers by role,
 // converts NCHW problems to the NHWC kernel and back (LayoutConversion.h),
-// and leaves finding, tuning, caching and running the kernel to the core.
+// brings a first layer's NCHW image into the caches (NCHWToNHWC), and
+// leaves finding, tuning, caching and running the kernel to the core.
 // Every public function turns running out of memory into a ttile::Error.
 //
 //===----------------------------------------------------------------------===//

@@ -737,12 +737,7 @@ TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
     EXPECT_EQ(conv.tuneInfo().conversionSeconds, 0);
     // Either kernel vectorizes the rows of pixels.
     EXPECT_NE(conv.scheme().find("V(w)"), std::string::npos) << conv.scheme();
-    ConvCase reference(p);
-    if (p.constantWeights)
-      conv.setWeights(reference.weights.data());
-    reference.expectMatches(reference.run(conv));
-    if (p.residual)
-      reference.expectMatches(reference.runInPlace(conv));
+    ConvCase(p).expectRunsMatch(conv);
   }
   // Not planar: a multiplier, a stride of 3 along w, or a pointwise layer
   // of small images; converted as before.
@@ -768,64 +763,41 @@ TEST_F(Conv2DTest, NchwDepthwiseAndPointwiseRunPlanarKernels) {
 // pointwise layer (not folded into one column of pixels, as in NHWC), and
 // constant weights with the residual in place.
 TEST_F(Conv2DTest, NchwToNhwcReadsTheInputWhereItIs) {
+  // A square window of `window` taps with the padding that keeps the size.
+  auto layer = [](int64_t C, int64_t K, int64_t H, int64_t W, int64_t window) {
+    Conv2DParams p;
+    p.layout = Layout::NCHWToNHWC;
+    p.C = C;
+    p.K = K;
+    p.H = H;
+    p.W = W;
+    p.R = p.S = window;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = window / 2;
+    return p;
+  };
   std::vector<NamedCase> cases;
-  {
-    Conv2DParams p;
-    p.layout = Layout::NCHWToNHWC;
-    p.N = 2;
-    p.C = 3;
-    p.H = 17;
-    p.W = 19;
-    p.K = 20;
-    p.R = p.S = 3;
-    p.strideH = p.strideW = 2;
-    p.padTop = p.padLeft = p.padBottom = p.padRight = 1;
-    p.activation = Activation::Clamp;
-    p.alpha = 0;
-    p.beta = 6;
-    cases.push_back({"first layer: 3 channels, stride 2, ReLU6", p});
-  }
-  {
-    Conv2DParams p = smallLayer();
-    p.layout = Layout::NCHWToNHWC;
-    p.groups = 2;
-    p.K = 12;
-    p.activation = Activation::LeakyReLU;
-    p.alpha = 0.1f;
-    cases.push_back({"two groups, LeakyReLU", p});
-  }
-  {
-    // One group of one channel: not depthwise (found by the fuzzer).
-    Conv2DParams p = smallLayer();
-    p.layout = Layout::NCHWToNHWC;
-    p.C = 1;
-    cases.push_back({"one channel (grayscale)", p});
-  }
-  {
-    Conv2DParams p;
-    p.layout = Layout::NCHWToNHWC;
-    p.C = 16;
-    p.K = 24;
-    p.H = 5;
-    p.W = 7;
-    p.R = p.S = 1;
-    p.residual = true;
-    p.activation = Activation::ReLU;
-    cases.push_back({"pointwise, residual", p});
-  }
-  {
-    Conv2DParams p;
-    p.layout = Layout::NCHWToNHWC;
-    p.C = 4;
-    p.K = 20;
-    p.H = p.W = 11;
-    p.R = p.S = 5;
-    p.padTop = p.padLeft = p.padBottom = p.padRight = 2;
-    p.constantWeights = true;
-    p.residual = true;
-    p.activation = Activation::SiLU;
-    cases.push_back({"5x5, constant weights, residual", p});
-  }
+  Conv2DParams first = layer(3, 20, 17, 19, 3);
+  first.N = 2;
+  first.strideH = first.strideW = 2;
+  first.activation = Activation::Clamp;
+  first.beta = 6;
+  cases.push_back({"first layer: 3 channels, stride 2, ReLU6", first});
+  Conv2DParams groups = layer(8, 12, 10, 10, 3);
+  groups.groups = 2;
+  groups.activation = Activation::LeakyReLU;
+  groups.alpha = 0.1f;
+  cases.push_back({"two groups, LeakyReLU", groups});
+  // One group of one channel: not depthwise (found by the fuzzer).
+  cases.push_back({"one channel (grayscale)", layer(1, 16, 10, 10, 3)});
+  Conv2DParams pointwise = layer(16, 24, 5, 7, 1);
+  pointwise.residual = true;
+  pointwise.activation = Activation::ReLU;
+  cases.push_back({"pointwise, residual", pointwise});
+  Conv2DParams constant = layer(4, 20, 11, 11, 5);
+  constant.constantWeights = true;
+  constant.residual = true;
+  constant.activation = Activation::SiLU;
+  cases.push_back({"5x5, constant weights, residual", constant});
   for (const NamedCase &c : cases) {
     SCOPED_TRACE(c.name);
     const Conv2DParams &p = c.params;
@@ -837,12 +809,7 @@ TEST_F(Conv2DTest, NchwToNhwcReadsTheInputWhereItIs) {
     conv.tune(quickTune());
     EXPECT_FALSE(conv.tuneInfo().cacheHit);
     EXPECT_EQ(conv.tuneInfo().conversionSeconds, 0);
-    ConvCase reference(p);
-    if (p.constantWeights)
-      conv.setWeights(reference.weights.data());
-    reference.expectMatches(reference.run(conv));
-    if (p.residual)
-      reference.expectMatches(reference.runInPlace(conv));
+    ConvCase(p).expectRunsMatch(conv);
     EXPECT_TRUE(Conv2D(p).tune(quickTune()).tuneInfo().cacheHit);
   }
 }

@@ -108,6 +108,16 @@ struct ConvCase {
   /// Expects `output` to match the reference within a tolerance relative
   /// to the magnitude of the terms summed into each element.
   void expectMatches(const std::vector<float> &output) const;
+  /// Runs `conv` on these buffers (given its weights first when they are
+  /// constant) and checks it, with the residual in its own buffer and then
+  /// in place.
+  void expectRunsMatch(Conv2D &conv) const {
+    if (params.constantWeights)
+      conv.setWeights(weights.data());
+    expectMatches(run(conv));
+    if (params.residual)
+      expectMatches(runInPlace(conv));
+  }
   /// The elements of `output` that do not match, described, at most
   /// `limit` of them; for code that runs outside a test (a child process).
   std::vector<std::string> mismatches(const std::vector<float> &output,

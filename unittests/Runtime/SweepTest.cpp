@@ -88,16 +88,6 @@ Conv2DParams randomShape(int index) {
   return p;
 }
 
-/// Runs `conv` on the case's buffers and checks it, with the residual in
-/// its own buffer and then in place.
-void expectMatches(Conv2D &conv, const ConvCase &reference) {
-  if (reference.params.constantWeights)
-    conv.setWeights(reference.weights.data());
-  reference.expectMatches(reference.run(conv));
-  if (reference.params.residual)
-    reference.expectMatches(reference.runInPlace(conv));
-}
-
 class SweepTest : public ::testing::TestWithParam<int> {
 protected:
   TemporaryDirectory cacheDirectory;
@@ -111,7 +101,7 @@ TEST_P(SweepTest, MatchesTheReference) {
   SCOPED_TRACE(runtime::ConvProblem(p).str());
   ConvCase reference(p, /*withBias=*/index % 2 == 0,
                      /*seed=*/static_cast<uint64_t>(index));
-  expectMatches(conv, reference);
+  reference.expectRunsMatch(conv);
   if (index % kTunedEvery == 0) {
     // A fresh object: tune() after setWeights() is refused.
     Conv2D tuned(p);
@@ -119,7 +109,7 @@ TEST_P(SweepTest, MatchesTheReference) {
     quick.trials = 2;
     tuned.tune(quick);
     SCOPED_TRACE("tuned: " + tuned.scheme());
-    expectMatches(tuned, reference);
+    reference.expectRunsMatch(tuned);
   }
 }
 

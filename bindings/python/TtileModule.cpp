@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -64,22 +65,40 @@ const float *optionalData(const std::optional<py::array> &array,
   return array ? checkedData(*array, name, shape) : nullptr;
 }
 
+/// The value `name` stands for among `names` (in the order the error
+/// lists them); a ValueError naming `what` and the choices otherwise.
+template <typename Value>
+Value valueNamed(const std::vector<std::pair<std::string, Value>> &names,
+                 const std::string &name, const std::string &what) {
+  std::string choices;
+  for (const auto &[choice, value] : names) {
+    if (choice == name)
+      return value;
+    choices += (choices.empty() ? "" : ", ") + choice;
+  }
+  throw py::value_error(what + " must be one of " + choices + "; not '" + name +
+                        "'");
+}
+
 ttile::Activation activationNamed(const std::string &name) {
-  static const std::map<std::string, ttile::Activation> names = {
-      {"none", ttile::Activation::None},
-      {"relu", ttile::Activation::ReLU},
-      {"clamp", ttile::Activation::Clamp},
-      {"leaky_relu", ttile::Activation::LeakyReLU},
-      {"silu", ttile::Activation::SiLU},
-      {"hard_swish", ttile::Activation::HardSwish},
-      {"sigmoid", ttile::Activation::Sigmoid},
-      {"tanh", ttile::Activation::Tanh}};
-  auto found = names.find(name);
-  if (found == names.end())
-    throw py::value_error("activation must be one of none, relu, clamp, "
-                          "leaky_relu, silu, hard_swish, sigmoid, tanh; not '" +
-                          name + "'");
-  return found->second;
+  return valueNamed<ttile::Activation>(
+      {{"none", ttile::Activation::None},
+       {"relu", ttile::Activation::ReLU},
+       {"clamp", ttile::Activation::Clamp},
+       {"leaky_relu", ttile::Activation::LeakyReLU},
+       {"silu", ttile::Activation::SiLU},
+       {"hard_swish", ttile::Activation::HardSwish},
+       {"sigmoid", ttile::Activation::Sigmoid},
+       {"tanh", ttile::Activation::Tanh}},
+      name, "activation");
+}
+
+ttile::Layout layoutNamed(const std::string &name) {
+  return valueNamed<ttile::Layout>(
+      {{"nhwc", ttile::Layout::NHWC},
+       {"nchw", ttile::Layout::NCHW},
+       {"nchw_to_nhwc", ttile::Layout::NCHWToNHWC}},
+      name, "layout");
 }
 
 ttile::TuneOptions tuneOptions(int trials, double seconds, uint64_t seed,
@@ -131,11 +150,13 @@ public:
   const ttile::Conv2D &op() const { return conv_; }
 
   const ttile::Conv2DParams &params() const { return conv_.params(); }
+  /// The weights and the output in ONNX's layout (NCHWToNHWC has only
+  /// its input so).
   bool nchw() const { return params().layout == ttile::Layout::NCHW; }
   Shape inputShape() const {
     const auto &p = params();
-    return params().layout == ttile::Layout::NHWC ? Shape{p.N, p.H, p.W, p.C}
-                                                  : Shape{p.N, p.C, p.H, p.W};
+    return p.layout == ttile::Layout::NHWC ? Shape{p.N, p.H, p.W, p.C}
+                                           : Shape{p.N, p.C, p.H, p.W};
   }
   Shape weightShape() const {
     const auto &p = params();
@@ -524,16 +545,7 @@ PYBIND11_MODULE(ttile, module) {
                p.padBottom = pads[2], p.padRight = pads[3];
              }
              p.groups = groups;
-             const std::map<std::string, ttile::Layout> layouts{
-                 {"nhwc", ttile::Layout::NHWC},
-                 {"nchw", ttile::Layout::NCHW},
-                 {"nchw_to_nhwc", ttile::Layout::NCHWToNHWC}};
-             auto named = layouts.find(layout);
-             if (named == layouts.end())
-               throw py::value_error("layout must be 'nhwc', 'nchw' or "
-                                     "'nchw_to_nhwc', not '" +
-                                     layout + "'");
-             p.layout = named->second;
+             p.layout = layoutNamed(layout);
              p.activation = activationNamed(activation);
              p.alpha = alpha, p.beta = beta;
              p.residual = residual;

@@ -164,6 +164,36 @@ TEST(Conv2dTest, PlanarPointwise) {
       << planar.str();
 }
 
+TEST(Conv2dTest, PlanarInputAlone) {
+  Spec first = conv2d({.K = 32,
+                       .C = 3,
+                       .outH = 4,
+                       .outW = 4,
+                       .R = 3,
+                       .S = 3,
+                       .strideH = 2,
+                       .strideW = 2,
+                       .padTop = 1,
+                       .padLeft = 1,
+                       .bias = true,
+                       .planarInput = true});
+  EXPECT_EQ(first.name, "conv2d");
+  EXPECT_TRUE(first.str().starts_with("O[n,h,w,k] += "
+                                      "I[n,c,pad(2*h+r-1),pad(2*w+s-1)] * "
+                                      "W[r,s,c,k] + B[k]"))
+      << first.str();
+  // With groups, the group then the channel within it, before the rows.
+  Spec grouped = conv2d({.K = 8, .C = 4, .groups = 2, .planarInput = true});
+  EXPECT_TRUE(grouped.str().starts_with("O[n,h,w,g,k] += I[n,g,c,h+r,w+s]"))
+      << grouped.str();
+  // One channel in one group is no depthwise convolution.
+  EXPECT_EQ(conv2d({.K = 8, .C = 1, .planarInput = true}).name, "conv2d");
+  EXPECT_TRUE(throwsErrorWith(
+      [] { conv2d({.K = 8, .C = 8, .groups = 8, .planarInput = true}); },
+      "a planar input alone is for a convolution of more than one input "
+      "channel per group"));
+}
+
 TEST(Conv2dTest, RejectsNonPositiveFields) {
   EXPECT_TRUE(throwsErrorWith([] { conv2d({.K = 0}); },
                               "ConvShape.K must be >= 1, got 0"));

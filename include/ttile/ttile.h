@@ -222,6 +222,42 @@ const char *ttile_contraction_scheme(ttile_contraction *contraction);
 /* Releases `contraction`; null is allowed. */
 void ttile_contraction_destroy(ttile_contraction *contraction);
 
+/* A pointwise convolution and the convolution of its output, computed band
+ * by band: an opaque handle to a ttile::Conv2DPair. */
+typedef struct ttile_conv2d_pair ttile_conv2d_pair;
+
+/* Validates the pair (`first` 1x1, stride 1, unpadded; `second` of its
+ * output; both NHWC) into `*out`, which ttile_conv2d_pair_destroy must
+ * release; `*out` is null after a failure. Both weights are constant. */
+ttile_status ttile_conv2d_pair_create(const ttile_conv2d_params *first,
+                                      const ttile_conv2d_params *second,
+                                      ttile_conv2d_pair **out);
+/* Tunes every band's convolutions; the arguments are those of
+ * ttile_conv2d_tune. */
+ttile_status ttile_conv2d_pair_tune(ttile_conv2d_pair *pair, int trials,
+                                    double seconds, uint64_t seed);
+/* Both weights, NHWC's layout (RSCK), laid out once; after tuning. */
+ttile_status ttile_conv2d_pair_set_weights(ttile_conv2d_pair *pair,
+                                           const float *first_weights,
+                                           const float *second_weights);
+/* output = second(first(input) + first_bias ...) as
+ * ttile::Conv2DPairRunArgs; biases may be null, `residual` is non-null
+ * exactly when the second has one and may be `output`. Safe from several
+ * threads at once. */
+ttile_status ttile_conv2d_pair_run(ttile_conv2d_pair *pair, const float *input,
+                                   const float *first_bias,
+                                   const float *second_bias,
+                                   const float *residual, float *output);
+/* Output rows of each band, and the output's height and width; -1 for a
+ * null pair. */
+int64_t ttile_conv2d_pair_band_rows(const ttile_conv2d_pair *pair);
+int64_t ttile_conv2d_pair_out_h(const ttile_conv2d_pair *pair);
+int64_t ttile_conv2d_pair_out_w(const ttile_conv2d_pair *pair);
+/* The bands' schemes; valid until the next call on `pair`. */
+const char *ttile_conv2d_pair_scheme(ttile_conv2d_pair *pair);
+/* Releases `pair`; null is allowed. */
+void ttile_conv2d_pair_destroy(ttile_conv2d_pair *pair);
+
 /* A three-operand einsum computed as two contractions: an opaque handle to
  * a ttile::ContractionChain. */
 typedef struct ttile_contraction_chain ttile_contraction_chain;
@@ -800,6 +836,74 @@ public:
   TuneInfo tuneInfo() const;
   /// As Conv2D::isCached().
   bool isCached(const TuneOptions &options = {}) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The buffers of one Conv2DPair::run(): output = the second convolution
+/// (with its bias, residual and activation) of the first's output (with
+/// its bias and activation). Biases may be null for none; `residual` is
+/// non-null exactly when the second's params have `residual`, and may be
+/// `output` itself.
+struct Conv2DPairRunArgs {
+  const float *input = nullptr, *firstBias = nullptr, *secondBias = nullptr,
+              *residual = nullptr;
+  float *output = nullptr;
+  /// An engine's threads, as RunArgs::parallelFor.
+  std::function<void(int64_t tasks, const std::function<void(int64_t)> &task)>
+      parallelFor = nullptr;
+};
+
+/// A pointwise convolution and the convolution that reads its output (a
+/// MobileNet block's expansion and depthwise layer), computed band by band
+/// of output rows, so that the intermediate tensor never goes to memory:
+/// each band's rows of it are computed into a buffer the L2 holds and read
+/// back from there at once, where two Conv2Ds would write the whole
+/// tensor, megabytes, and read it back from the last-level cache or
+/// memory. The bands are Conv2Ds of their own, tuned and cached as any
+/// other (docs/Design.md, "Two convolutions in bands"). Both weights are
+/// constant, given once to setWeights(). run() may be called from several
+/// threads at once. Movable, not copyable.
+class Conv2DPair {
+public:
+  /// `first`: NHWC, 1x1, stride 1, dilation 1, no padding, no residual.
+  /// `second`: NHWC, of `first`'s output (the same N, H and W, C =
+  /// first.K). Their constantWeights are ignored: both are constant.
+  /// Throws ttile::Error naming the field that breaks a rule, and as
+  /// Conv2D() does for either.
+  Conv2DPair(const Conv2DParams &first, const Conv2DParams &second);
+  ~Conv2DPair();
+  Conv2DPair(Conv2DPair &&other) noexcept;
+  Conv2DPair &operator=(Conv2DPair &&other) noexcept;
+  Conv2DPair(const Conv2DPair &) = delete;
+  Conv2DPair &operator=(const Conv2DPair &) = delete;
+
+  const Conv2DParams &first() const;
+  const Conv2DParams &second() const;
+  /// Output rows of each band: the largest divisor of the output's height
+  /// whose band of the intermediate fits half the L2, with a band for each
+  /// of the TTILE_NUM_THREADS workers.
+  int64_t bandRows() const;
+  int64_t outH() const;
+  int64_t outW() const;
+  /// Of both convolutions.
+  int64_t flops() const;
+  int64_t inputElements() const;
+  int64_t outputElements() const;
+
+  /// Tunes each band's convolutions with `options` (each its own trials).
+  Conv2DPair &tune(const TuneOptions &options = {});
+  /// Both weights, dense in NHWC's layout (RSCK), laid out once. Throws
+  /// ttile::Error for a null or misaligned buffer.
+  void setWeights(const float *firstWeights, const float *secondWeights);
+  /// Throws ttile::Error before setWeights(), and naming the role that
+  /// breaks a rule: null or misaligned, an output that overlaps the input
+  /// or, other than being it, the residual.
+  void run(const Conv2DPairRunArgs &args) const;
+  /// The bands' schemes: "first, 8 rows: ...; second: ...".
+  std::string scheme() const;
 
 private:
   struct Impl;

@@ -42,6 +42,15 @@ struct ttile_contraction : OperatorHandle<ttile::Contraction> {
   using OperatorHandle::OperatorHandle;
   static constexpr const char *kName = "contraction";
 };
+struct ttile_conv2d_pair {
+  ttile_conv2d_pair(const ttile::Conv2DParams &first,
+                    const ttile::Conv2DParams &second)
+      : op(first, second) {}
+  static constexpr const char *kName = "pair";
+
+  ttile::Conv2DPair op;
+  std::string scheme;
+};
 struct ttile_contraction_chain : OperatorHandle<ttile::ContractionChain> {
   using OperatorHandle::OperatorHandle;
   static constexpr const char *kName = "chain";
@@ -57,8 +66,15 @@ thread_local std::string lastError;
 /// once"); a C caller knows the C functions. `function` tells which
 /// object's.
 std::string withCNames(const std::string &message, std::string_view function) {
-  // "ttile_matmul_": up to the underscore after the object's name.
-  std::string prefix(function.substr(0, function.find('_', 6) + 1));
+  // "ttile_matmul_": the object's functions' prefix, the longest that fits.
+  std::string prefix;
+  for (std::string_view object :
+       {"ttile_conv2d_pair_", "ttile_contraction_chain_", "ttile_conv2d_",
+        "ttile_matmul_", "ttile_contraction_"})
+    if (function.starts_with(object)) {
+      prefix = object;
+      break;
+    }
   const std::pair<std::string_view, std::string> renames[] = {
       {"run(input, bias, output)", prefix + "run() with null weights"},
       {"run(A, bias, C)", prefix + "run() with a null B"},
@@ -532,6 +548,65 @@ const char *ttile_contraction_scheme(ttile_contraction *contraction) {
 void ttile_contraction_destroy(ttile_contraction *contraction) {
   delete contraction;
 }
+
+ttile_status ttile_conv2d_pair_create(const ttile_conv2d_params *first,
+                                      const ttile_conv2d_params *second,
+                                      ttile_conv2d_pair **out) {
+  if (out)
+    *out = nullptr;
+  return guarded(__func__, [&] {
+    requireNonNull(first, "first");
+    requireNonNull(second, "second");
+    requireNonNull(out, "out");
+    *out = new ttile_conv2d_pair(toCpp(*first), toCpp(*second));
+  });
+}
+
+ttile_status ttile_conv2d_pair_tune(ttile_conv2d_pair *pair, int trials,
+                                    double seconds, uint64_t seed) {
+  return tuneHandle(__func__, pair, trials, seconds, seed);
+}
+
+ttile_status ttile_conv2d_pair_set_weights(ttile_conv2d_pair *pair,
+                                           const float *first_weights,
+                                           const float *second_weights) {
+  return guarded(__func__, [&] {
+    requireNonNull(pair, ttile_conv2d_pair::kName);
+    pair->op.setWeights(first_weights, second_weights);
+  });
+}
+
+ttile_status ttile_conv2d_pair_run(ttile_conv2d_pair *pair, const float *input,
+                                   const float *first_bias,
+                                   const float *second_bias,
+                                   const float *residual, float *output) {
+  return guarded(__func__, [&] {
+    requireNonNull(pair, ttile_conv2d_pair::kName);
+    pair->op.run(ttile::Conv2DPairRunArgs{input, first_bias, second_bias,
+                                          residual, output});
+  });
+}
+
+int64_t ttile_conv2d_pair_band_rows(const ttile_conv2d_pair *pair) {
+  return countOf(__func__, pair,
+                 [](const ttile::Conv2DPair &op) { return op.bandRows(); });
+}
+
+int64_t ttile_conv2d_pair_out_h(const ttile_conv2d_pair *pair) {
+  return countOf(__func__, pair,
+                 [](const ttile::Conv2DPair &op) { return op.outH(); });
+}
+
+int64_t ttile_conv2d_pair_out_w(const ttile_conv2d_pair *pair) {
+  return countOf(__func__, pair,
+                 [](const ttile::Conv2DPair &op) { return op.outW(); });
+}
+
+const char *ttile_conv2d_pair_scheme(ttile_conv2d_pair *pair) {
+  return schemeOf(__func__, pair);
+}
+
+void ttile_conv2d_pair_destroy(ttile_conv2d_pair *pair) { delete pair; }
 
 ttile_status ttile_contraction_chain_create(const char *einsum,
                                             const char *sizes,

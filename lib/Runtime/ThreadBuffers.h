@@ -3,10 +3,10 @@
 // What the operators that copy tensors around a kernel share: the NCHW
 // conversions (LayoutConversion.h) and a contraction's reordered operand
 // and output (VectorIndexFusion.h), and a chain's intermediate
-// (ContractionChain). Each copy goes into a buffer of the
-// calling thread, one per slot, reused across runs and grown as needed, so
-// that runs on several threads never share one; a buffer is valid until
-// the thread's next run of any operator.
+// (ContractionChain) and a pair's window (Conv2DPair). Each copy goes into a
+// buffer of the calling thread, one per slot, reused across runs and grown as
+// needed, so that runs on several threads never share one; a buffer is valid
+// until the thread's next run of any operator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TTILE_RUNTIME_THREADBUFFERS_H
@@ -28,6 +28,8 @@ enum class ThreadBufferSlot {
   NhwkResidual,
   /// A ContractionChain's intermediate, between its two steps' runs.
   ChainIntermediate,
+  /// A Conv2DPair's window of its intermediate, for one band after another.
+  PairWindow,
   Count
 };
 

@@ -520,6 +520,69 @@ TEST_F(CApiTest, ContractionCreateTuneRunDestroy) {
   ttile_contraction_destroy(nullptr);
 }
 
+TEST_F(CApiTest, Conv2DPairCreateTuneRunDestroy) {
+  // MobileNet's expansion and stride-2 depthwise layer, small.
+  Conv2DParams firstParams;
+  firstParams.C = 8;
+  firstParams.H = 12;
+  firstParams.W = 10;
+  firstParams.K = 24;
+  firstParams.R = firstParams.S = 1;
+  firstParams.activation = Activation::ReLU;
+  Conv2DParams secondParams = firstParams;
+  secondParams.C = secondParams.groups = 24;
+  secondParams.R = secondParams.S = 3;
+  secondParams.strideH = secondParams.strideW = 2;
+  secondParams.padTop = secondParams.padLeft = secondParams.padBottom =
+      secondParams.padRight = 1;
+  secondParams.activation = Activation::None;
+  secondParams.residual = true;
+  const ttile_conv2d_params first = testing::toCParams(firstParams),
+                            second = testing::toCParams(secondParams);
+  ttile_conv2d_pair *pair = nullptr;
+  ttile_conv2d_params spatial = first;
+  spatial.R = 3;
+  expectFailure(ttile_conv2d_pair_create(&spatial, &second, &pair),
+                TTILE_INVALID_ARGUMENT, "must be pointwise");
+  EXPECT_EQ(pair, nullptr);
+  ASSERT_EQ(ttile_conv2d_pair_create(&first, &second, &pair), TTILE_OK)
+      << ttile_last_error();
+  EXPECT_EQ(ttile_conv2d_pair_out_h(pair), 6);
+  EXPECT_EQ(ttile_conv2d_pair_out_w(pair), 5);
+  EXPECT_GE(ttile_conv2d_pair_band_rows(pair), 1);
+  EXPECT_EQ(ttile_conv2d_pair_band_rows(nullptr), -1);
+  const testing::PairCase reference(firstParams, secondParams);
+  std::vector<float> output(reference.secondCase.expected.size());
+  expectFailure(ttile_conv2d_pair_run(pair, reference.firstCase.input.data(),
+                                      nullptr, nullptr, output.data(),
+                                      output.data()),
+                TTILE_INVALID_ARGUMENT,
+                "ttile_conv2d_pair_set_weights() before "
+                "ttile_conv2d_pair_run()");
+  ASSERT_EQ(ttile_conv2d_pair_tune(pair, 2, 0, 1), TTILE_OK)
+      << ttile_last_error();
+  EXPECT_NE(std::string(ttile_conv2d_pair_scheme(pair)).find("second: "),
+            std::string::npos);
+  ASSERT_EQ(ttile_conv2d_pair_set_weights(pair,
+                                          reference.firstCase.weights.data(),
+                                          reference.secondCase.weights.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  output = reference.secondCase.residual;
+  ASSERT_EQ(ttile_conv2d_pair_run(pair, reference.firstCase.input.data(),
+                                  reference.firstCase.bias.data(),
+                                  reference.secondCase.bias.data(),
+                                  output.data(), output.data()),
+            TTILE_OK)
+      << ttile_last_error();
+  reference.secondCase.expectMatches(output);
+  expectFailure(ttile_conv2d_pair_run(pair, nullptr, nullptr, nullptr,
+                                      output.data(), output.data()),
+                TTILE_INVALID_ARGUMENT, "input");
+  ttile_conv2d_pair_destroy(pair);
+  ttile_conv2d_pair_destroy(nullptr);
+}
+
 TEST_F(CApiTest, ContractionChainCreateTuneRunDestroy) {
   ttile_contraction_chain *chain = nullptr;
   expectFailure(

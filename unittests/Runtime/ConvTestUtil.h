@@ -79,9 +79,11 @@ inline double toleratedMagnitude(Activation activation, double size,
 
 /// Inputs of one problem, random, and the output the reference computes.
 struct ConvCase {
-  /// Without `withBias`, the bias is zero and biasOrNull() null.
+  /// Without `withBias`, the bias is zero and biasOrNull() null. The input
+  /// is `givenInput` where given (a layer's output), else random.
   explicit ConvCase(const Conv2DParams &params, bool withBias = true,
-                    uint64_t seed = 1);
+                    uint64_t seed = 1,
+                    const std::vector<float> *givenInput = nullptr);
 
   const float *biasOrNull() const { return hasBias ? bias.data() : nullptr; }
   /// Runs `conv` on these inputs, into an output first filled with a huge
@@ -131,7 +133,8 @@ struct ConvCase {
   std::vector<double> expected, magnitude;
 };
 
-inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
+inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed,
+                          const std::vector<float> *givenInput)
     : params(p), hasBias(withBias) {
   outH = (p.H + p.padTop + p.padBottom - p.dilationH * (p.R - 1) - 1) /
              p.strideH + 1;
@@ -154,7 +157,7 @@ inline ConvCase::ConvCase(const Conv2DParams &p, bool withBias, uint64_t seed)
     return size_t(nchw ? ((n * p.K + k) * outH + h) * outW + w
                        : ((n * outH + h) * outW + w) * p.K + k);
   };
-  input = randomValues(p.N * p.H * p.W * p.C, seed);
+  input = givenInput ? *givenInput : randomValues(p.N * p.H * p.W * p.C, seed);
   weights = randomValues(p.R * p.S * groupC * p.K, seed + 1);
   bias = withBias ? randomValues(p.K, seed + 2)
                   : std::vector<float>(static_cast<size_t>(p.K), 0.0f);
@@ -213,6 +216,45 @@ inline void ConvCase::expectMatches(const std::vector<float> &output) const {
   for (const std::string &mismatch : mismatches(output))
     ADD_FAILURE() << mismatch;
 }
+
+/// A Conv2DPair's inputs, random, and both layers' reference: the second's
+/// on the first's expected output.
+struct PairCase {
+  PairCase(const Conv2DParams &first, const Conv2DParams &second)
+      : firstCase(first, true, 1),
+        intermediate(firstCase.expected.begin(), firstCase.expected.end()),
+        secondCase(second, true, 5, &intermediate) {}
+
+  /// Runs `pair` into an output first filled with a huge value; with a
+  /// residual, in its own buffer, or in the output's with `inPlace`.
+  std::vector<float> run(const Conv2DPair &pair, bool inPlace) const {
+    std::vector<float> output =
+        inPlace ? secondCase.residual
+                : std::vector<float>(secondCase.expected.size(), 1e30f);
+    Conv2DPairRunArgs args;
+    args.input = firstCase.input.data();
+    args.firstBias = firstCase.bias.data();
+    args.secondBias = secondCase.bias.data();
+    args.output = output.data();
+    if (secondCase.params.residual)
+      args.residual = inPlace ? output.data() : secondCase.residual.data();
+    pair.run(args);
+    return output;
+  }
+
+  /// Gives `pair` its weights, then checks its runs, with the residual in
+  /// its own buffer and in place.
+  void expectComputedBy(Conv2DPair &pair) const {
+    pair.setWeights(firstCase.weights.data(), secondCase.weights.data());
+    secondCase.expectMatches(run(pair, false));
+    if (secondCase.params.residual)
+      secondCase.expectMatches(run(pair, true));
+  }
+
+  ConvCase firstCase;
+  std::vector<float> intermediate;
+  ConvCase secondCase;
+};
 
 /// A small layer like the API's example: 3x3, padding 1, 8 to 16 channels
 /// on a 10x10 image. Compiles in milliseconds.

@@ -21,36 +21,26 @@ AutoPad autoPadNamed(const std::string &name) {
   throw Error("unknown auto_pad '" + name + "'");
 }
 
-/// The shape of input `index`, which must be 4D.
+} // namespace
+
 std::vector<int64_t> shape4D(const Ort::ConstKernelInfo &info, size_t index,
-                             const char *role) {
-  std::vector<int64_t> shape = staticShape(info, index, role, "Conv");
+                             const char *role, const char *opName) {
+  std::vector<int64_t> shape = staticShape(info, index, role, opName);
   if (shape.size() != 4)
     throw Error(std::string(role) + " has rank " +
-                std::to_string(shape.size()) + "; ttile.Conv needs 4");
+                std::to_string(shape.size()) + "; ttile." + opName +
+                " needs 4");
   return shape;
 }
 
-/// The parameters of the node behind `info`: its attributes, the shapes of
-/// its inputs, and whether its weights are an initializer.
-Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
-  std::string layout =
-      optionalAttribute<std::string>(info, "layout").value_or("NCHW");
-  const std::map<std::string, Layout> layouts{
-      {"NCHW", Layout::NCHW},
-      {"NHWC", Layout::NHWC},
-      {"NCHWToNHWC", Layout::NCHWToNHWC}};
-  auto named = layouts.find(layout);
-  if (named == layouts.end())
-    throw Error("unknown layout '" + layout + "' (NCHW, NHWC or NCHWToNHWC)");
+Conv2DParams convGeometry(const Ort::ConstKernelInfo &info, const char *opName,
+                          Layout layout, const std::vector<int64_t> &x,
+                          const std::vector<int64_t> &w) {
   // W and Y as NHWC's but for NCHW; X as NCHW's but for NHWC.
-  const bool nhwc = named->second != Layout::NCHW;
-  const bool nhwcInput = named->second == Layout::NHWC;
-  std::vector<int64_t> x = shape4D(info, 0, "X");
-  std::vector<int64_t> w = shape4D(info, 1, "W");
-
+  const bool nhwc = layout != Layout::NCHW;
+  const bool nhwcInput = layout == Layout::NHWC;
   Conv2DParams p;
-  p.layout = named->second;
+  p.layout = layout;
   p.N = x[0];
   p.C = nhwcInput ? x[3] : x[1];
   p.H = nhwcInput ? x[1] : x[2];
@@ -70,12 +60,12 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
       throw Error("kernel_shape " + shapeText(*kernel) + " differs from W's " +
                   shapeText({p.R, p.S}));
   std::vector<int64_t> strides =
-      windowAttribute(info, "strides", "Conv", 2, 1, {{1, 1}});
+      windowAttribute(info, "strides", opName, 2, 1, {{1, 1}});
   std::vector<int64_t> dilations =
-      windowAttribute(info, "dilations", "Conv", 2, 1, {{1, 1}});
+      windowAttribute(info, "dilations", opName, 2, 1, {{1, 1}});
   // ONNX orders pads: all the beginnings, then all the ends.
   std::vector<int64_t> pads =
-      windowAttribute(info, "pads", "Conv", 4, 0, {{0, 0, 0, 0}});
+      windowAttribute(info, "pads", opName, 4, 0, {{0, 0, 0, 0}});
   p.strideH = strides[0];
   p.strideW = strides[1];
   p.dilationH = dilations[0];
@@ -88,6 +78,28 @@ Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
       p,
       autoPadNamed(
           optionalAttribute<std::string>(info, "auto_pad").value_or("NOTSET")));
+  return p;
+}
+
+namespace {
+
+constexpr const char *kName = ConvOp::kName;
+
+/// The parameters of the node behind `info`: its attributes, the shapes of
+/// its inputs, and whether its weights are an initializer.
+Conv2DParams paramsOf(const Ort::ConstKernelInfo &info) {
+  std::string layout =
+      optionalAttribute<std::string>(info, "layout").value_or("NCHW");
+  const std::map<std::string, Layout> layouts{
+      {"NCHW", Layout::NCHW},
+      {"NHWC", Layout::NHWC},
+      {"NCHWToNHWC", Layout::NCHWToNHWC}};
+  auto named = layouts.find(layout);
+  if (named == layouts.end())
+    throw Error("unknown layout '" + layout + "' (NCHW, NHWC or NCHWToNHWC)");
+  Conv2DParams p =
+      convGeometry(info, kName, named->second, shape4D(info, 0, "X", kName),
+                   shape4D(info, 1, "W", kName));
   setEpilogue(info, p);
   // Initializers are visible now: lay them out once, for every run.
   p.constantWeights = constantInput(info, 1) != nullptr;

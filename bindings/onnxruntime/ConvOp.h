@@ -29,6 +29,18 @@
 
 namespace ttile::onnxruntime {
 
+/// The 4D shape of input `index` (`role` in messages) of a node of
+/// ttile.`opName`.
+std::vector<int64_t> shape4D(const Ort::ConstKernelInfo &info, size_t index,
+                             const char *role, const char *opName);
+
+/// A convolution of input `x` and weights `w` (shapes in `layout`'s
+/// order) with the attributes of a node of ttile.`opName`, ONNX Conv's group,
+/// kernel_shape, strides, dilations, pads, auto_pad. No epilogue.
+Conv2DParams convGeometry(const Ort::ConstKernelInfo &info, const char *opName,
+                          Layout layout, const std::vector<int64_t> &x,
+                          const std::vector<int64_t> &w);
+
 /// Inputs X, W, B, Residual: the first two required.
 struct ConvOp : TtileOp<ConvOp, NodeKernel<ConvOp, Conv2D>, 4, 2> {
   static constexpr const char *kName = "Conv";

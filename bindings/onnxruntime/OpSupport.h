@@ -124,11 +124,13 @@ RunArgs runArgsOf(const OrtApi &api, OrtKernelContext *context,
 inline constexpr int kResidualInput = 3;
 
 /// The base of every op of the domain: FP32 inputs and outputs, the first
-/// `RequiredInputs` required and the rest optional, and kernels created
+/// `RequiredInputs` required and the rest optional, the residual input
+/// `ResidualInput` where it has so many, and kernels created
 /// and computed with errors turned into statuses, "ttile.<Name> (node N):
 /// ...". `Kernel` (a NodeKernel) has a constructor (api, info, settings)
 /// and ComputeV2(OrtKernelContext *).
-template <class Op, class Kernel, size_t Inputs, size_t RequiredInputs>
+template <class Op, class Kernel, size_t Inputs, size_t RequiredInputs,
+          int ResidualInput = kResidualInput>
 struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
   explicit TtileOp(const SessionSettings &settings) : settings(settings) {
     // The output may take the residual's memory, where the residual is
@@ -137,7 +139,7 @@ struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
     // once, for the residual, rather than the residual and the output
     // both (ResNet-50's 1x1 expansions). An op without the input has no
     // such pair.
-    if constexpr (Inputs > static_cast<size_t>(kResidualInput)) {
+    if constexpr (Inputs > static_cast<size_t>(ResidualInput)) {
       OrtCustomOp::GetMayInplace = &residualMayBeOutput;
       OrtCustomOp::ReleaseMayInplace = &releaseInplaceMap;
     }
@@ -147,7 +149,7 @@ struct TtileOp : Ort::CustomOpBase<Op, Kernel, /*WithStatus=*/true> {
   static size_t residualMayBeOutput(int **inputIndex, int **outputIndex) {
     // Allocated with new[]: ONNX Runtime hands them back to
     // releaseInplaceMap.
-    *inputIndex = new int[1]{kResidualInput};
+    *inputIndex = new int[1]{ResidualInput};
     *outputIndex = new int[1]{0};
     return 1;
   }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvOp.h"
+#include "ConvPairOp.h"
 #include "EinsumOp.h"
 #include "MatMulOp.h"
 #include "MaxPoolOp.h"
@@ -27,6 +28,7 @@
 namespace {
 
 using ttile::onnxruntime::ConvOp;
+using ttile::onnxruntime::ConvPairOp;
 using ttile::onnxruntime::EinsumOp;
 using ttile::onnxruntime::MatMulOp;
 using ttile::onnxruntime::MaxPoolOp;
@@ -36,6 +38,7 @@ using ttile::onnxruntime::MaxPoolOp;
 struct Registration {
   Ort::CustomOpDomain domain;
   std::unique_ptr<ConvOp> conv;
+  std::unique_ptr<ConvPairOp> convPair;
   std::unique_ptr<MatMulOp> matmul;
   std::unique_ptr<EinsumOp> einsum;
   std::unique_ptr<MaxPoolOp> maxPool;
@@ -127,10 +130,12 @@ RegisterCustomOps(OrtSessionOptions *options, const OrtApiBase *apiBase) {
     ttile::onnxruntime::SessionSettings settings = settingsOf(*api, options);
     Registration registration{Ort::CustomOpDomain("ttile"),
                               std::make_unique<ConvOp>(settings),
+                              std::make_unique<ConvPairOp>(settings),
                               std::make_unique<MatMulOp>(settings),
                               std::make_unique<EinsumOp>(settings),
                               std::make_unique<MaxPoolOp>(settings)};
     registration.domain.Add(registration.conv.get());
+    registration.domain.Add(registration.convPair.get());
     registration.domain.Add(registration.matmul.get());
     registration.domain.Add(registration.einsum.get());
     registration.domain.Add(registration.maxPool.get());

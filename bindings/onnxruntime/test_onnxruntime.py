@@ -122,6 +122,30 @@ class RewriteTest(unittest.TestCase):
                         self.assertEqual(graph_input, layout == "nchw")
                     self.check_agrees(model, rewritten)
 
+    def test_expansions_and_the_convolutions_after_them_pair(self):
+        model = models.pattern("inverted_residuals")
+        lines = []
+        rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),
+                                    say=lines.append, trials=TRIALS,
+                                    pair_bytes=0)
+        pairs = [n for n in rewritten.graph.node if n.op_type == "ConvPair"]
+        self.assertEqual(len(pairs), 3, "\n".join(lines))
+        self.assertIn("3 pairs of them to ttile.ConvPair", lines[0])
+        first = self.attributes(pairs[0])
+        self.assertEqual(first.get("first_activation"), b"Clip")
+        self.assertEqual(first.get("activation"), b"Clip")
+        self.assertEqual(first.get("group"), 48)
+        self.assertEqual(self.attributes(pairs[1]).get("strides"), [2, 2])
+        # The last pair adds the residual: its sixth input.
+        self.assertEqual(len(pairs[2].input), 6)
+        for threads in (1, 2):
+            with self.subTest(threads=threads):
+                self.check_agrees(model, rewritten, threads)
+        # By default, only intermediates larger than the L2 pair.
+        unpaired, _ = self.rewritten(model, "nhwc")
+        self.assertFalse([n for n in unpaired.graph.node
+                          if n.op_type == "ConvPair"])
+
     def test_silu_is_left_to_onnxruntime_by_default(self):
         model = models.pattern("conv_silu")
         rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),

@@ -327,6 +327,24 @@ def pattern(name):
         y = g.node("MaxPool", [y], kernel_shape=[2, 2], ceil_mode=1)
         y = g.node("AveragePool", [g.conv(y, 16, 8, 1, bias=True, bn=False)],
                    kernel_shape=[2, 2], strides=[2, 2])
+    elif name == "inverted_residuals":
+        # MobileNet v2's blocks: a 1x1 expansion, a depthwise 3x3 and a
+        # linear projection, with the skip, then one of stride 2; and a
+        # 1x1 before a full 3x3 with its residual. Each expansion and the
+        # convolution after it are one ttile.ConvPair where their
+        # intermediate is large enough (the tests pair every size). A stem
+        # first: a convolution of the graph's input reads it NCHW, which
+        # pairs do not.
+        x = g.node("Relu", [g.conv(x, 8, 8, 3, bias=True, bn=False)])
+        e = g.clip(g.conv(x, 8, 48, 1, bias=True, bn=False), 0, 6)
+        d = g.clip(g.conv(e, 48, 48, 3, group=48, bias=True, bn=False), 0, 6)
+        y = g.node("Add", [g.conv(d, 48, 8, 1, bias=True, bn=False), x])
+        e = g.node("Relu", [g.conv(y, 8, 32, 1, bn=False)])
+        d = g.conv(e, 32, 32, 3, stride=2, group=32, bias=True, bn=False)
+        y = g.conv(d, 32, 16, 1, bias=True, bn=False)
+        e = g.conv(y, 16, 24, 1, bias=True, bn=False)
+        y = g.node("Relu", [g.node("Add", [g.conv(e, 24, 16, 3, bn=False),
+                                           y])])
     elif name == "gemm_fc":
         # A classifier's head, its ReLU fused.
         y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])

@@ -141,7 +141,13 @@ class RewriteTest(unittest.TestCase):
         for threads in (1, 2):
             with self.subTest(threads=threads):
                 self.check_agrees(model, rewritten, threads)
-        # By default, only intermediates larger than the L2 pair.
+        # By default, only intermediates larger than the L2 pair; and never
+        # compute-bound convolutions (ResNet's 1x1 and 3x3).
+        residual_block, _ = tool.rewrite(
+            models.pattern("residual_block"), "nhwc", 1, str(LIBRARY),
+            say=lines.append, trials=TRIALS, pair_bytes=0)
+        self.assertFalse([n for n in residual_block.graph.node
+                          if n.op_type == "ConvPair"])
         unpaired, _ = self.rewritten(model, "nhwc")
         self.assertFalse([n for n in unpaired.graph.node
                           if n.op_type == "ConvPair"])

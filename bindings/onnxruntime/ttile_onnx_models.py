@@ -330,7 +330,7 @@ def pattern(name):
     elif name == "inverted_residuals":
         # MobileNet v2's blocks: a 1x1 expansion, a depthwise 3x3 and a
         # linear projection, with the skip, then one of stride 2; and a
-        # 1x1 before a full 3x3 with its residual. Each expansion and the
+        # 1x1 before a grouped 3x3 with its residual. Each expansion and the
         # convolution after it are one ttile.ConvPair where their
         # intermediate is large enough (the tests pair every size). A stem
         # first: a convolution of the graph's input reads it NCHW, which
@@ -343,8 +343,8 @@ def pattern(name):
         d = g.conv(e, 32, 32, 3, stride=2, group=32, bias=True, bn=False)
         y = g.conv(d, 32, 16, 1, bias=True, bn=False)
         e = g.conv(y, 16, 24, 1, bias=True, bn=False)
-        y = g.node("Relu", [g.node("Add", [g.conv(e, 24, 16, 3, bn=False),
-                                           y])])
+        y = g.node("Relu", [g.node("Add", [
+            g.conv(e, 24, 16, 3, group=8, bn=False), y])])
     elif name == "gemm_fc":
         # A classifier's head, its ReLU fused.
         y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])

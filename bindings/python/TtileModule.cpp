@@ -1,7 +1,7 @@
 //===- bindings/python/TtileModule.cpp - ttile for Python and numpy -------===//
 //
-// The Python module `ttile`: Conv2D, MatMul and Contraction over numpy
-// arrays, and einsum() on them, a thin
+// The Python module `ttile`: Conv2D, Conv2DPair, MatMul, Contraction and
+// ContractionChain over numpy arrays, and einsum() on them, a thin
 // layer on the installed C++ API (it links libttile.so and sees nothing
 // else). What ctypes could not do, it does: it refuses arrays of another
 // dtype than float32 (a float64 array read through ctypes is garbage),
@@ -327,6 +327,61 @@ public:
   std::vector<std::string> terms_;
 };
 
+/// Conv2DPair of two Conv2Ds' parameters, with its numpy shapes (NHWC).
+class PyConv2DPair {
+public:
+  PyConv2DPair(const PyConv2D &first, const PyConv2D &second)
+      : pair_(first.params(), second.params()), first_(first.params()),
+        second_(second.params()) {}
+  const ttile::Conv2DPair &op() const { return pair_; }
+
+  Shape inputShape() const {
+    const auto &p = pair_.first();
+    return {p.N, p.H, p.W, p.C};
+  }
+  Shape outputShape() const {
+    return {pair_.first().N, pair_.outH(), pair_.outW(), pair_.second().K};
+  }
+
+  void tune(const ttile::TuneOptions &options) {
+    py::gil_scoped_release release;
+    pair_.tune(options);
+  }
+
+  void setWeights(const py::array &first, const py::array &second) {
+    const float *firstData = checkedData(first, "first", first_.weightShape());
+    const float *secondData =
+        checkedData(second, "second", second_.weightShape());
+    py::gil_scoped_release release;
+    pair_.setWeights(firstData, secondData);
+  }
+
+  py::array run(const py::array &input, std::optional<py::array> firstBias,
+                std::optional<py::array> secondBias,
+                std::optional<py::array> residual,
+                std::optional<py::array> output) {
+    py::array result = output ? *output : py::array_t<float>(outputShape());
+    ttile::Conv2DPairRunArgs args;
+    args.input = checkedData(input, "input", inputShape());
+    args.firstBias = optionalData(firstBias, "first_bias", {pair_.first().K});
+    args.secondBias =
+        optionalData(secondBias, "second_bias", {pair_.second().K});
+    args.residual = optionalData(residual, "residual", outputShape());
+    args.output =
+        checkedData(result, "output", outputShape(), /*writable=*/true);
+    {
+      py::gil_scoped_release release;
+      pair_.run(args);
+    }
+    return result;
+  }
+
+private:
+  ttile::Conv2DPair pair_;
+  // For the weights' shapes: constructed alone, they compile nothing.
+  PyConv2D first_, second_;
+};
+
 /// ContractionChain with its numpy shapes, as PyContraction.
 class PyContractionChain {
 public:
@@ -618,6 +673,36 @@ PYBIND11_MODULE(ttile, module) {
       .def_property_readonly("a_shape", &PyContraction::aShape)
       .def_property_readonly("b_shape", &PyContraction::bShape)
       .def_property_readonly("c_shape", &PyContraction::cShape);
+
+  py::class_<PyConv2DPair>(module, "Conv2DPair")
+      .def(py::init<const PyConv2D &, const PyConv2D &>(), py::arg("first"),
+           py::arg("second"))
+      .def(
+          "tune",
+          [](PyConv2DPair &self, int trials, double seconds, uint64_t seed,
+             bool retune, int patience) -> PyConv2DPair & {
+            self.tune(tuneOptions(trials, seconds, seed, retune, patience,
+                                  std::nullopt));
+            return self;
+          },
+          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
+          py::arg("seed") = 1, py::arg("retune") = false,
+          py::arg("patience") = 0, py::return_value_policy::reference)
+      .def("set_weights", &PyConv2DPair::setWeights, py::arg("first"),
+           py::arg("second"))
+      .def("run", &PyConv2DPair::run, py::arg("input"), py::kw_only(),
+           py::arg("first_bias") = py::none(),
+           py::arg("second_bias") = py::none(),
+           py::arg("residual") = py::none(), py::arg("output") = py::none())
+      .def_property_readonly(
+          "scheme", [](const PyConv2DPair &self) { return self.op().scheme(); })
+      .def_property_readonly(
+          "flops", [](const PyConv2DPair &self) { return self.op().flops(); })
+      .def_property_readonly(
+          "band_rows",
+          [](const PyConv2DPair &self) { return self.op().bandRows(); })
+      .def_property_readonly("input_shape", &PyConv2DPair::inputShape)
+      .def_property_readonly("output_shape", &PyConv2DPair::outputShape);
 
   py::class_<PyContractionChain> chain(module, "ContractionChain");
   addTuningMembers(chain);

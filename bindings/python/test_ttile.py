@@ -88,6 +88,32 @@ class Conv2DTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "nchw_to_nhwc"):
             ttile.Conv2D(C=3, H=9, W=10, K=16, R=3, S=3, layout="nhcw")
 
+    def test_pair_matches_both_convolutions(self):
+        # An expansion to 24 channels, then a 3x3 stride 2 over it, with a
+        # residual: band by band, as numpy does it whole.
+        first = ttile.Conv2D(C=8, H=12, W=10, K=24, R=1, S=1,
+                             activation="clamp", beta=6)
+        second = ttile.Conv2D(C=24, H=12, W=10, K=16, R=3, S=3, stride=2,
+                              padding=1, residual=True)
+        pair = ttile.Conv2DPair(first, second).tune(trials=2)
+        self.assertEqual(pair.input_shape, [1, 12, 10, 8])
+        self.assertEqual(pair.output_shape, [1, 6, 5, 16])
+        self.assertGreaterEqual(pair.band_rows, 1)
+        self.assertIn("second: ", pair.scheme)
+        self.assertEqual(pair.flops, first.flops + second.flops)
+        x, w1, w2 = (self.random(1, 12, 10, 8), self.random(1, 1, 8, 24),
+                     self.random(3, 3, 24, 16))
+        b1, b2, r = self.random(24), self.random(16), self.random(1, 6, 5, 16)
+        pair.set_weights(w1, w2)
+        y = pair.run(x, first_bias=b1, second_bias=b2, residual=r)
+        middle = np.clip(conv_nhwc(x, w1) + b1, 0, 6)
+        expected = conv_nhwc(middle, w2, stride=2, pad=1) + b2 + r
+        np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+        with self.assertRaisesRegex(ValueError, "second has shape"):
+            pair.set_weights(w1, w1)
+        with self.assertRaisesRegex(ttile.Error, "must be pointwise"):
+            ttile.Conv2DPair(second, first)
+
     def test_bad_arrays_are_refused_with_their_name(self):
         conv = ttile.Conv2D(C=4, H=5, W=5, K=8, R=3, S=3)
         x, w = self.random(1, 5, 5, 4), self.random(3, 3, 4, 8)

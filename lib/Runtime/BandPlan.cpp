@@ -2,7 +2,11 @@
 
 #include "Runtime/BandPlan.h"
 
+#include "ttile/Error.h"
+
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace ttile::runtime {
 namespace {
@@ -20,23 +24,49 @@ BandPlan::BandPlan(const BandGeometry &geometry, int64_t bandRows,
       window_(windowRows(geometry, bandRows)),
       bandsPerImage_(geometry.outputRows / bandRows),
       steadyRows_(bandRows * geometry.stride) {
+  if (bandsPerImage_ > kMostBandsPerImage)
+    throw Error("Conv2DPair: " + std::to_string(bandsPerImage_) + " bands of " +
+                std::to_string(bandRows) + " rows an image; at most " +
+                std::to_string(kMostBandsPerImage));
   tasks_ = std::clamp<int64_t>(tasks, 1, bands());
+  auto count = [&](const BandStep &band) {
+    const int64_t rows = band.computedEnd - band.computedBegin;
+    if (rows >= steadyRows_)
+      rowCounts_.insert(steadyRows_);
+    if (rows % steadyRows_ != 0)
+      rowCounts_.insert(rows % steadyRows_);
+  };
+  // Every image's bands are the first's, but where a group starts: a band
+  // runs after the one before it unless a group starts there in every
+  // image.
+  std::map<int64_t, int64_t> groupStarts; // Images, by band.
   for (int64_t task = 0; task < tasks_; ++task) {
-    const int64_t begin = groupBegin(task);
-    for (int64_t index = begin; index < groupBegin(task + 1); ++index) {
-      BandStep band = step(index, begin);
-      const int64_t rows = band.computedEnd - band.computedBegin;
-      if (rows >= steadyRows_)
-        rowCounts_.insert(steadyRows_);
-      if (rows % steadyRows_ != 0)
-        rowCounts_.insert(rows % steadyRows_);
-    }
+    count(step(groupBegin(task), groupBegin(task)));
+    ++groupStarts[groupBegin(task) % bandsPerImage_];
   }
+  for (int64_t band = 0; band < bandsPerImage_; ++band)
+    if (groupStarts[band] < geometry_.images)
+      count(step(band, /*groupBegin=*/-1)); // No group starts there.
+  if (rowCounts_.size() > kMostRowCounts)
+    throw Error("Conv2DPair: its bands compute " +
+                std::to_string(rowCounts_.size()) +
+                " counts of rows of the intermediate, each a convolution to "
+                "tune; at most " +
+                std::to_string(kMostRowCounts) +
+                " (padding or dilation far beyond the window's rows)");
 }
 
 int64_t BandPlan::chooseBandRows(const BandGeometry &geometry, int64_t rowBytes,
                                  int64_t bufferBytes, int64_t tasks) {
-  for (int64_t rows = geometry.outputRows; rows > 1; --rows)
+  // No more rows than the buffer holds: a bound on the loop too, whatever
+  // the output's height.
+  const int64_t windowsRows = bufferBytes / std::max<int64_t>(rowBytes, 1);
+  const int64_t reach = windowRows(geometry, 1);
+  if (windowsRows < reach)
+    return 1;
+  for (int64_t rows = std::min(geometry.outputRows,
+                               (windowsRows - reach) / geometry.stride + 1);
+       rows > 1; --rows)
     if (geometry.outputRows % rows == 0 &&
         windowRows(geometry, rows) * rowBytes <= bufferBytes &&
         geometry.images * (geometry.outputRows / rows) >= tasks)

@@ -18,6 +18,7 @@
 #ifndef TTILE_RUNTIME_BANDPLAN_H
 #define TTILE_RUNTIME_BANDPLAN_H
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 
@@ -46,6 +47,13 @@ struct BandStep {
 
 class BandPlan {
 public:
+  /// Bounds that keep planning and tuning short whatever the shapes: a
+  /// plan looks at every band of an image, and each row count is a
+  /// convolution to tune.
+  static constexpr int64_t kMostBandsPerImage = int64_t{1} << 16;
+  static constexpr std::size_t kMostRowCounts = 8;
+
+  /// Throws ttile::Error beyond those bounds.
   BandPlan(const BandGeometry &geometry, int64_t bandRows, int64_t tasks);
 
   /// The largest divisor of the output's height whose window, at

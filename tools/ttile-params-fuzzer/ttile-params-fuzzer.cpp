@@ -2,9 +2,9 @@
 //
 // Decodes the input into a ttile_conv2d_params (every field, the
 // enumerations included, from ordinary sizes to the extremes of its type;
-// decodeField says how) and calls ttile_conv2d_create, which validates it and builds the object;
-// nothing is compiled, tuned or run, so each input takes microseconds. For
-// any input:
+// decodeField says how) and calls ttile_conv2d_create, which validates it and
+// builds the object; nothing is compiled, tuned or run, so each input takes
+// microseconds. For any input:
 //
 //   - the call returns TTILE_OK or TTILE_INVALID_ARGUMENT: never another
 //     status (TTILE_INTERNAL would be a bug or an allocation that failed),
@@ -18,6 +18,11 @@
 //     in 128-bit arithmetic: every field in its range, the output size of
 //     ONNX's formula, no tensor above 2^40 elements and no work above 2^61
 //     multiply-adds.
+//
+// The same parameters then go to ttile_conv2d_pair_create as the second
+// convolution of a pair (after a 1x1 expansion into their channels), whose
+// planning must stay as short whatever the sizes: accepted only where the
+// convolution was, with its output size, or refused as the pair.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,5 +167,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
              "Clamp's alpha (", "dilated kernel (", "the "});
       },
       ttile_conv2d_destroy);
+
+  // The same parameters as the second of a pair, after an expansion from
+  // 4 channels to theirs: accepted with the convolution's output size, or
+  // refused as the pair (its rules, or the convolution's, prefixed).
+  ttile_conv2d_params expansion;
+  ttile_conv2d_params_init(&expansion);
+  expansion.N = params.N;
+  expansion.C = 4;
+  expansion.H = params.H;
+  expansion.W = params.W;
+  expansion.K = params.C;
+  expansion.layout = params.layout;
+  const bool convAccepted = status == TTILE_OK;
+  ttile_conv2d_pair *pair = reinterpret_cast<ttile_conv2d_pair *>(&params);
+  status = ttile_conv2d_pair_create(&expansion, &params, &pair);
+  checkCreation(
+      "pair", status, pair, describe(params),
+      [&](ttile_conv2d_pair *created) -> const char * {
+        if (!convAccepted)
+          return "a pair of a refused convolution was accepted";
+        return ttile_conv2d_pair_out_h(created) ==
+                           outputExtent(params.H, params.padTop,
+                                        params.padBottom, params.R,
+                                        params.strideH, params.dilationH) &&
+                       ttile_conv2d_pair_out_w(created) ==
+                           outputExtent(params.W, params.padLeft,
+                                        params.padRight, params.S,
+                                        params.strideW, params.dilationW) &&
+                       ttile_conv2d_pair_band_rows(created) >= 1
+                   ? nullptr
+                   : "the pair's output is not the convolution's";
+      },
+      [](std::string_view message) {
+        return message.starts_with("ttile_conv2d_pair_create: Conv2DPair: ");
+      },
+      ttile_conv2d_pair_destroy);
   return 0;
 }

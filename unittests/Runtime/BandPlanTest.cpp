@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/BandPlan.h"
+#include "ttile/Error.h"
 
 #include <gtest/gtest.h>
 
@@ -91,6 +92,19 @@ TEST(BandPlanTest, ChoosesTheLargestBandThatFitsWithOneForEachTask) {
   EXPECT_EQ(BandPlan::chooseBandRows(g, 43008, 1 << 30, 1), 56);
   EXPECT_EQ(BandPlan::chooseBandRows(g, 43008, 1 << 30, 2), 28);
   EXPECT_EQ(BandPlan::chooseBandRows(g, 43008, 1, 1), 1);
+}
+
+TEST(BandPlanTest, RefusesMoreBandsThanItPlansQuickly) {
+  // A 1-row image 2^17 rows high, padded: 2^17 bands of one row.
+  BandGeometry g{1, 1, int64_t{1} << 17, 1, 1, 1, 0};
+  try {
+    BandPlan plan(g, 1, 1);
+    ADD_FAILURE() << "planned " << plan.bands() << " bands";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("at most 65536"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 } // namespace

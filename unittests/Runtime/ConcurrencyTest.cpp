@@ -98,6 +98,28 @@ TEST_F(ConcurrencyTest, ManyThreadsRunOneTunedConv2D) {
   });
 }
 
+/// A pair's runs from many threads at once: each run's bands use window
+/// buffers of the threads that run them, and its groups run on the pool,
+/// or in turn where another run holds it.
+TEST_F(ConcurrencyTest, ManyThreadsRunOneConv2DPair) {
+  Conv2DParams first = smallLayer();
+  first.R = first.S = 1;
+  first.padTop = first.padLeft = first.padBottom = first.padRight = 0;
+  first.K = 24;
+  first.activation = Activation::ReLU;
+  Conv2DParams second = smallLayer();
+  second.C = second.K = second.groups = 24;
+  second.N = first.N = 2;
+  const testing::PairCase reference(first, second);
+  Conv2DPair pair(first, second);
+  pair.setWeights(reference.firstCase.weights.data(),
+                  reference.secondCase.weights.data());
+  onThreads(8, [&](int) {
+    for (int run = 0; run < 4; ++run)
+      reference.secondCase.expectMatches(reference.run(pair, false));
+  });
+}
+
 /// Different objects on different threads, two threads per object, with
 /// inputs of their own: padded-input copies and scratch memory are per
 /// thread, and one object's kernel never serves another.

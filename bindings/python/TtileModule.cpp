@@ -674,30 +674,16 @@ PYBIND11_MODULE(ttile, module) {
       .def_property_readonly("b_shape", &PyContraction::bShape)
       .def_property_readonly("c_shape", &PyContraction::cShape);
 
-  py::class_<PyConv2DPair>(module, "Conv2DPair")
-      .def(py::init<const PyConv2D &, const PyConv2D &>(), py::arg("first"),
+  py::class_<PyConv2DPair> pair(module, "Conv2DPair");
+  addTuningMembers(pair);
+  pair.def(py::init<const PyConv2D &, const PyConv2D &>(), py::arg("first"),
            py::arg("second"))
-      .def(
-          "tune",
-          [](PyConv2DPair &self, int trials, double seconds, uint64_t seed,
-             bool retune, int patience) -> PyConv2DPair & {
-            self.tune(tuneOptions(trials, seconds, seed, retune, patience,
-                                  std::nullopt));
-            return self;
-          },
-          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
-          py::arg("seed") = 1, py::arg("retune") = false,
-          py::arg("patience") = 0, py::return_value_policy::reference)
       .def("set_weights", &PyConv2DPair::setWeights, py::arg("first"),
            py::arg("second"))
       .def("run", &PyConv2DPair::run, py::arg("input"), py::kw_only(),
            py::arg("first_bias") = py::none(),
            py::arg("second_bias") = py::none(),
            py::arg("residual") = py::none(), py::arg("output") = py::none())
-      .def_property_readonly(
-          "scheme", [](const PyConv2DPair &self) { return self.op().scheme(); })
-      .def_property_readonly(
-          "flops", [](const PyConv2DPair &self) { return self.op().flops(); })
       .def_property_readonly(
           "band_rows",
           [](const PyConv2DPair &self) { return self.op().bandRows(); })

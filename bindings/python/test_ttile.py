@@ -100,6 +100,8 @@ class Conv2DTest(unittest.TestCase):
         self.assertEqual(pair.output_shape, [1, 6, 5, 16])
         self.assertGreaterEqual(pair.band_rows, 1)
         self.assertIn("second: ", pair.scheme)
+        self.assertTrue(pair.tune_info["tuned"])
+        self.assertTrue(pair.is_cached(trials=2))
         self.assertEqual(pair.flops, first.flops + second.flops)
         x, w1, w2 = (self.random(1, 12, 10, 8), self.random(1, 1, 8, 24),
                      self.random(3, 3, 24, 16))

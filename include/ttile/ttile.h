@@ -381,6 +381,13 @@ ttile_contraction_chain_operand_elements(const ttile_contraction_chain *chain,
                                          int operand);
 int64_t
 ttile_contraction_chain_output_elements(const ttile_contraction_chain *chain);
+/* As ttile_conv2d_tune_info and ttile_conv2d_is_cached, of every band's
+ * convolutions (ttile::Conv2DPair::tuneInfo, isCached). */
+ttile_status ttile_conv2d_pair_tune_info(const ttile_conv2d_pair *pair,
+                                         ttile_tune_info *info);
+ttile_status ttile_conv2d_pair_is_cached(const ttile_conv2d_pair *pair,
+                                         const ttile_tune_options *options,
+                                         int32_t *cached);
 
 /*===--- Runs on an engine's threads -------------------------------------===*/
 
@@ -904,6 +911,12 @@ public:
   void run(const Conv2DPairRunArgs &args) const;
   /// The bands' schemes: "first, 8 rows: ...; second: ...".
   std::string scheme() const;
+  /// Of every band's convolutions: tuned and cacheHit where all are,
+  /// times and counts summed; kernelSeconds one run's (each convolution's
+  /// measured time as many times as a run calls it), gflops the pair's.
+  TuneInfo tuneInfo() const;
+  /// Whether every band's convolution's winner is in the cache.
+  bool isCached(const TuneOptions &options = {}) const;
 
 private:
   struct Impl;

@@ -29,27 +29,28 @@ BandPlan::BandPlan(const BandGeometry &geometry, int64_t bandRows,
                 std::to_string(bandRows) + " rows an image; at most " +
                 std::to_string(kMostBandsPerImage));
   tasks_ = std::clamp<int64_t>(tasks, 1, bands());
-  auto count = [&](const BandStep &band) {
+  // A step that runs `times` a run: its computed rows in pieces.
+  auto count = [&](const BandStep &band, int64_t times) {
     const int64_t rows = band.computedEnd - band.computedBegin;
     if (rows >= steadyRows_)
-      rowCounts_.insert(steadyRows_);
+      firstCalls_[steadyRows_] += times * (rows / steadyRows_);
     if (rows % steadyRows_ != 0)
-      rowCounts_.insert(rows % steadyRows_);
+      firstCalls_[rows % steadyRows_] += times;
   };
-  // Every image's bands are the first's, but where a group starts: a band
-  // runs after the one before it unless a group starts there in every
-  // image.
+  // Every image's bands are the first's, but where a group starts: there
+  // a band computes its whole window rather than run after the one before.
   std::map<int64_t, int64_t> groupStarts; // Images, by band.
   for (int64_t task = 0; task < tasks_; ++task) {
-    count(step(groupBegin(task), groupBegin(task)));
+    count(step(groupBegin(task), groupBegin(task)), 1);
     ++groupStarts[groupBegin(task) % bandsPerImage_];
   }
   for (int64_t band = 0; band < bandsPerImage_; ++band)
     if (groupStarts[band] < geometry_.images)
-      count(step(band, /*groupBegin=*/-1)); // No group starts there.
-  if (rowCounts_.size() > kMostRowCounts)
+      count(step(band, /*groupBegin=*/-1), // No group starts there.
+            geometry_.images - groupStarts[band]);
+  if (firstCalls_.size() > kMostRowCounts)
     throw Error("Conv2DPair: its bands compute " +
-                std::to_string(rowCounts_.size()) +
+                std::to_string(firstCalls_.size()) +
                 " counts of rows of the intermediate, each a convolution to "
                 "tune; at most " +
                 std::to_string(kMostRowCounts) +

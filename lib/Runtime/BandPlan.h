@@ -20,7 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <map>
 
 namespace ttile::runtime {
 
@@ -70,15 +70,16 @@ public:
   int64_t groupBegin(int64_t task) const { return task * bands() / tasks_; }
   /// Band `index` (of all images') when `groupBegin` starts its group.
   BandStep step(int64_t index, int64_t groupBegin) const;
-  /// The row counts the first convolution runs on: each band's computed
-  /// rows in pieces of the largest (a steady band's), then the rest.
-  const std::set<int64_t> &firstRowCounts() const { return rowCounts_; }
+  /// The row counts the first convolution runs on, each with its calls in
+  /// one run: each band's computed rows in pieces of the largest (a steady
+  /// band's), then the rest.
+  const std::map<int64_t, int64_t> &firstCalls() const { return firstCalls_; }
   int64_t steadyRows() const { return steadyRows_; }
 
 private:
   BandGeometry geometry_;
   int64_t bandRows_, window_, tasks_, bandsPerImage_, steadyRows_;
-  std::set<int64_t> rowCounts_;
+  std::map<int64_t, int64_t> firstCalls_;
 };
 
 } // namespace ttile::runtime

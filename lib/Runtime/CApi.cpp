@@ -674,6 +674,16 @@ ttile_status ttile_conv2d_tune_with(ttile_conv2d *conv,
                                     const ttile_tune_options *options) {
   return tuneHandleWith(__func__, conv, options);
 }
+ttile_status ttile_conv2d_pair_tune_info(const ttile_conv2d_pair *pair,
+                                         ttile_tune_info *info) {
+  return tuneInfoOf(__func__, pair, info);
+}
+ttile_status ttile_conv2d_pair_is_cached(const ttile_conv2d_pair *pair,
+                                         const ttile_tune_options *options,
+                                         int32_t *cached) {
+  return isCached(__func__, pair, options, cached);
+}
+
 ttile_status ttile_conv2d_is_cached(const ttile_conv2d *conv,
                                     const ttile_tune_options *options,
                                     int32_t *cached) {

@@ -12,6 +12,7 @@
 
 #include "Runtime/BufferChecks.h"
 #include "Runtime/ChainPlan.h"
+#include "Runtime/CombinedTuneInfo.h"
 #include "Runtime/OperatorProblem.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/ThreadBuffers.h"
@@ -121,27 +122,9 @@ std::string ContractionChain::scheme() const {
 }
 
 TuneInfo ContractionChain::tuneInfo() const {
-  TuneInfo chain;
-  chain.tuned = chain.cacheHit = true;
-  double percentPerGflops = 0; // 100 / the peak the steps were measured at.
-  for (const Contraction &step : impl_->steps) {
-    const TuneInfo info = step.tuneInfo();
-    chain.tuned = chain.tuned && info.tuned;
-    chain.cacheHit = chain.cacheHit && info.cacheHit;
-    chain.seconds += info.seconds;
-    chain.trials += info.trials;
-    chain.rejected += info.rejected;
-    chain.kernelSeconds += info.kernelSeconds;
-    chain.conversionSeconds += info.conversionSeconds;
-    if (info.gflops > 0)
-      percentPerGflops = info.percentOfPeak / info.gflops;
-  }
-  const double seconds = chain.kernelSeconds + chain.conversionSeconds;
-  if (chain.tuned && seconds > 0) {
-    chain.gflops = static_cast<double>(flops()) / seconds * 1e-9;
-    chain.percentOfPeak = chain.gflops * percentPerGflops;
-  }
-  return chain;
+  const std::array<runtime::TunedPart, 2> steps{
+      {{impl_->steps[0].tuneInfo()}, {impl_->steps[1].tuneInfo()}}};
+  return runtime::combinedTuneInfo(steps, flops());
 }
 
 bool ContractionChain::isCached(const TuneOptions &options) const {

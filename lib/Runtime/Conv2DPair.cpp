@@ -10,6 +10,7 @@
 
 #include "Runtime/BandPlan.h"
 #include "Runtime/BufferChecks.h"
+#include "Runtime/CombinedTuneInfo.h"
 #include "Runtime/OutOfMemory.h"
 #include "Runtime/ThreadBuffers.h"
 #include "Support/Host.h"
@@ -21,6 +22,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace ttile {
 namespace {
@@ -103,7 +105,7 @@ struct Conv2DPair::Impl {
              workerCount()),
         secondBand(secondBandParams()) {
     first.constantWeights = second.constantWeights = true;
-    for (int64_t rows : plan.firstRowCounts()) {
+    for (const auto &[rows, calls] : plan.firstCalls()) {
       Conv2DParams band = bandParams(first);
       band.H = rows;
       firstBands.emplace(rows, Conv2D(band));
@@ -260,6 +262,21 @@ void Conv2DPair::setWeights(const float *firstWeights,
 
 void Conv2DPair::run(const Conv2DPairRunArgs &args) const {
   runtime::withOutOfMemoryAsError("run()", [&] { impl_->run(args); });
+}
+
+TuneInfo Conv2DPair::tuneInfo() const {
+  std::vector<runtime::TunedPart> parts;
+  for (const auto &[rows, band] : impl_->firstBands)
+    parts.push_back({band.tuneInfo(), impl_->plan.firstCalls().at(rows)});
+  parts.push_back({impl_->secondBand.tuneInfo(), impl_->plan.bands()});
+  return runtime::combinedTuneInfo(parts, flops());
+}
+
+bool Conv2DPair::isCached(const TuneOptions &options) const {
+  for (const auto &[rows, band] : impl_->firstBands)
+    if (!band.isCached(options))
+      return false;
+  return impl_->secondBand.isCached(options);
 }
 
 std::string Conv2DPair::scheme() const {

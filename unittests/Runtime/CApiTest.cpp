@@ -563,6 +563,16 @@ TEST_F(CApiTest, Conv2DPairCreateTuneRunDestroy) {
       << ttile_last_error();
   EXPECT_NE(std::string(ttile_conv2d_pair_scheme(pair)).find("second: "),
             std::string::npos);
+  ttile_tune_info info;
+  ASSERT_EQ(ttile_conv2d_pair_tune_info(pair, &info), TTILE_OK);
+  EXPECT_EQ(info.tuned, 1);
+  EXPECT_GT(info.gflops, 0);
+  ttile_tune_options options;
+  ttile_tune_options_init(&options);
+  options.trials = 2;
+  int32_t cached = 0;
+  ASSERT_EQ(ttile_conv2d_pair_is_cached(pair, &options, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 1);
   ASSERT_EQ(ttile_conv2d_pair_set_weights(pair,
                                           reference.firstCase.weights.data(),
                                           reference.secondCase.weights.data()),

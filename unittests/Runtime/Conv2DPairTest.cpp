@@ -69,8 +69,15 @@ void expectPairMatches(const Conv2DParams &first, const Conv2DParams &second) {
   Conv2DPair untuned(first, second);
   EXPECT_EQ(untuned.outputElements(), int64_t(both.secondCase.expected.size()));
   both.expectComputedBy(untuned);
+  EXPECT_FALSE(untuned.tuneInfo().tuned);
   Conv2DPair tuned(first, second);
+  EXPECT_FALSE(tuned.isCached(quickTune()));
   tuned.tune(quickTune());
+  const TuneInfo info = tuned.tuneInfo();
+  EXPECT_TRUE(info.tuned);
+  EXPECT_GT(info.kernelSeconds, 0);
+  EXPECT_GT(info.gflops, 0);
+  EXPECT_TRUE(tuned.isCached(quickTune()));
   both.expectComputedBy(tuned);
 }
 

@@ -27,12 +27,19 @@ ColdOutputs::ColdOutputs(int64_t outputBytes, int64_t regionBytes) {
   region_.emplace(static_cast<size_t>(places_ * placeFloats_));
 }
 
+float *ColdOutputs::next() {
+  if (places_ == 0)
+    return nullptr;
+  float *place = region_->data() + next_ * placeFloats_;
+  next_ = (next_ + 1) % places_;
+  return place;
+}
+
 std::span<float *const> ColdOutputs::arguments(std::span<float *const> base) {
   if (places_ == 0 || base.empty())
     return base;
   arguments_.assign(base.begin(), base.end());
-  arguments_[0] = region_->data() + next_ * placeFloats_;
-  next_ = (next_ + 1) % places_;
+  arguments_[0] = next();
   return arguments_;
 }
 

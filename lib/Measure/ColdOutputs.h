@@ -44,6 +44,10 @@ public:
   /// Places in the region, each 64-byte aligned; 0: outputs are not moved.
   int64_t places() const { return places_; }
 
+  /// The next place, round robin, for an output of `outputBytes`; null
+  /// where outputs are not moved.
+  float *next();
+
   /// `base`, the arguments of a call in Spec::tensors order (output first),
   /// with the output moved to the next place, round robin. The span stays
   /// valid until the next call.

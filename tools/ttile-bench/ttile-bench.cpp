@@ -22,6 +22,7 @@
 //   N]...
 //                           [--threads N] [--trials N] [--rounds N] [--json F]
 //   ttile-bench fork-join [--threads N]
+//   ttile-bench pairs [--threads N] [--trials N]
 //
 // warm-start: what an application pays, in a new process, to construct
 // an operator whose kernels are in the cache and run it once, beyond the
@@ -68,6 +69,11 @@
 // (default 2), and a cache line's round trip between two threads, its
 // floor (ForkJoin.h).
 //
+// pairs: MobileNet v2's expansions and the depthwise layers after them,
+// and ResNet-50's 1x1 and 3x3 stride 2, each as a Conv2DPair and as two
+// Conv2Ds, hot and with every output written where the caches no longer
+// hold it, as in a network (PairBench.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Compare.h"
@@ -81,6 +87,7 @@
 #include "MatMulBench.h"
 #include "Networks.h"
 #include "OneDnnConv.h"
+#include "PairBench.h"
 #include "ToolMain.h"
 #include "WarmStart.h"
 
@@ -647,6 +654,13 @@ int main(int argc, char **argv) {
   forkJoin->add_option("--threads", options.threads, "workers of the pool")
       ->check(CLI::Range(2, 1024));
 
+  CLI::App *pairs = app.add_subcommand(
+      "pairs", "two convolutions as a Conv2DPair and as two Conv2Ds");
+  pairs->add_option("--threads", options.threads, "ttile's workers")
+      ->check(CLI::Range(1, 1024));
+  pairs->add_option("--trials", options.trials, "candidates per tuning")
+      ->check(CLI::Range(1, 100000));
+
   return tools::runTool(app, argc, argv, [&] {
     if (*forkJoin && forkJoin->count("--threads") == 0)
       options.threads = 2;
@@ -654,6 +668,8 @@ int main(int argc, char **argv) {
     setenv("TTILE_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
     if (*forkJoin)
       return bench::benchForkJoin();
+    if (*pairs)
+      return bench::benchPairs(options.trials);
     if (*contraction) {
       std::vector<tools::NamedContraction> problems = contractionsOf(options);
       if (problems.empty())

@@ -143,6 +143,12 @@ std::pair<int64_t, int64_t> pairOf(const py::object &value, const char *name) {
   return {pair[0], pair[1]};
 }
 
+/// A convolution's weights in numpy: OIHW in NCHW, else HWIO.
+Shape weightShapeOf(const ttile::Conv2DParams &p) {
+  return p.layout == ttile::Layout::NCHW ? Shape{p.K, p.C / p.groups, p.R, p.S}
+                                         : Shape{p.R, p.S, p.C / p.groups, p.K};
+}
+
 /// Conv2D with its numpy shapes.
 class PyConv2D {
 public:
@@ -158,11 +164,7 @@ public:
     return p.layout == ttile::Layout::NHWC ? Shape{p.N, p.H, p.W, p.C}
                                            : Shape{p.N, p.C, p.H, p.W};
   }
-  Shape weightShape() const {
-    const auto &p = params();
-    return nchw() ? Shape{p.K, p.C / p.groups, p.R, p.S}
-                  : Shape{p.R, p.S, p.C / p.groups, p.K};
-  }
+  Shape weightShape() const { return weightShapeOf(params()); }
   Shape outputShape() const {
     const auto &p = params();
     return nchw() ? Shape{p.N, p.K, conv_.outH(), conv_.outW()}
@@ -331,8 +333,7 @@ public:
 class PyConv2DPair {
 public:
   PyConv2DPair(const PyConv2D &first, const PyConv2D &second)
-      : pair_(first.params(), second.params()), first_(first.params()),
-        second_(second.params()) {}
+      : pair_(first.params(), second.params()) {}
   const ttile::Conv2DPair &op() const { return pair_; }
 
   Shape inputShape() const {
@@ -349,9 +350,10 @@ public:
   }
 
   void setWeights(const py::array &first, const py::array &second) {
-    const float *firstData = checkedData(first, "first", first_.weightShape());
+    const float *firstData =
+        checkedData(first, "first", weightShapeOf(pair_.first()));
     const float *secondData =
-        checkedData(second, "second", second_.weightShape());
+        checkedData(second, "second", weightShapeOf(pair_.second()));
     py::gil_scoped_release release;
     pair_.setWeights(firstData, secondData);
   }
@@ -378,8 +380,6 @@ public:
 
 private:
   ttile::Conv2DPair pair_;
-  // For the weights' shapes: constructed alone, they compile nothing.
-  PyConv2D first_, second_;
 };
 
 /// ContractionChain with its numpy shapes, as PyContraction.

@@ -23,8 +23,8 @@
 /// The object behind a C handle: the C++ operator, and the text
 /// ttile_*_scheme() returned last, which it must keep alive.
 template <typename Op> struct OperatorHandle {
-  template <typename Params>
-  explicit OperatorHandle(const Params &params) : op(params) {}
+  template <typename... Params>
+  explicit OperatorHandle(const Params &...params) : op(params...) {}
 
   Op op;
   std::string scheme;
@@ -42,14 +42,9 @@ struct ttile_contraction : OperatorHandle<ttile::Contraction> {
   using OperatorHandle::OperatorHandle;
   static constexpr const char *kName = "contraction";
 };
-struct ttile_conv2d_pair {
-  ttile_conv2d_pair(const ttile::Conv2DParams &first,
-                    const ttile::Conv2DParams &second)
-      : op(first, second) {}
+struct ttile_conv2d_pair : OperatorHandle<ttile::Conv2DPair> {
+  using OperatorHandle::OperatorHandle;
   static constexpr const char *kName = "pair";
-
-  ttile::Conv2DPair op;
-  std::string scheme;
 };
 struct ttile_contraction_chain : OperatorHandle<ttile::ContractionChain> {
   using OperatorHandle::OperatorHandle;
@@ -674,16 +669,6 @@ ttile_status ttile_conv2d_tune_with(ttile_conv2d *conv,
                                     const ttile_tune_options *options) {
   return tuneHandleWith(__func__, conv, options);
 }
-ttile_status ttile_conv2d_pair_tune_info(const ttile_conv2d_pair *pair,
-                                         ttile_tune_info *info) {
-  return tuneInfoOf(__func__, pair, info);
-}
-ttile_status ttile_conv2d_pair_is_cached(const ttile_conv2d_pair *pair,
-                                         const ttile_tune_options *options,
-                                         int32_t *cached) {
-  return isCached(__func__, pair, options, cached);
-}
-
 ttile_status ttile_conv2d_is_cached(const ttile_conv2d *conv,
                                     const ttile_tune_options *options,
                                     int32_t *cached) {
@@ -802,6 +787,16 @@ ttile_contraction_chain_output_elements(const ttile_contraction_chain *chain) {
   return countOf(__func__, chain, [](const ttile::ContractionChain &op) {
     return op.outputElements();
   });
+}
+
+ttile_status ttile_conv2d_pair_tune_info(const ttile_conv2d_pair *pair,
+                                         ttile_tune_info *info) {
+  return tuneInfoOf(__func__, pair, info);
+}
+ttile_status ttile_conv2d_pair_is_cached(const ttile_conv2d_pair *pair,
+                                         const ttile_tune_options *options,
+                                         int32_t *cached) {
+  return isCached(__func__, pair, options, cached);
 }
 
 const char *ttile_version(void) { return ttile::versionString; }

@@ -34,11 +34,15 @@ Conv2DParams bandParams(Conv2DParams params) {
   return params;
 }
 
+/// What the whole convolutions give the pair: the second's output size,
+/// and the work of both.
+struct PairSizes {
+  int64_t outH = 0, outW = 0, flops = 0;
+};
+
 /// Checks the rules of the pair that Conv2D does not know, then each
-/// convolution as Conv2D() does; returns the second's output height and
-/// width.
-std::pair<int64_t, int64_t> checkedPair(const Conv2DParams &first,
-                                        const Conv2DParams &second) {
+/// convolution as Conv2D() does.
+PairSizes checkedPair(const Conv2DParams &first, const Conv2DParams &second) {
   auto refuse = [](const std::string &why) {
     throw Error("Conv2DPair: " + why);
   };
@@ -73,9 +77,9 @@ std::pair<int64_t, int64_t> checkedPair(const Conv2DParams &first,
                   error.code());
     }
   };
-  check(first, "first");
-  Conv2D full = check(second, "second");
-  return {full.outH(), full.outW()};
+  const Conv2D whole = check(first, "first");
+  const Conv2D full = check(second, "second");
+  return {full.outH(), full.outW(), whole.flops() + full.flops()};
 }
 
 /// Runs tasks in turn on the calling thread (RunArgs::parallelFor).
@@ -90,19 +94,27 @@ int64_t bandBufferBytes() {
   return caches.size() > 1 ? caches[1].bytes / 2 : int64_t{256} << 10;
 }
 
+/// The bands of the second convolution, `outH` rows high, for the workers.
+runtime::BandPlan planBands(const Conv2DParams &first,
+                            const Conv2DParams &second, int64_t outH) {
+  const runtime::BandGeometry geometry{
+      first.N,        second.H,         outH,         second.R,
+      second.strideH, second.dilationH, second.padTop};
+  const int64_t rowBytes = first.W * first.K * int64_t(sizeof(float));
+  return runtime::BandPlan(geometry,
+                           runtime::BandPlan::chooseBandRows(geometry, rowBytes,
+                                                             bandBufferBytes(),
+                                                             workerCount()),
+                           workerCount());
+}
+
 } // namespace
 
 struct Conv2DPair::Impl {
   Impl(const Conv2DParams &firstParams, const Conv2DParams &secondParams)
       : first(firstParams), second(secondParams),
-        outputSize(checkedPair(first, second)),
-        geometry{first.N,        second.H,         outputSize.first, second.R,
-                 second.strideH, second.dilationH, second.padTop},
-        plan(geometry,
-             runtime::BandPlan::chooseBandRows(
-                 geometry, first.W * first.K * int64_t(sizeof(float)),
-                 bandBufferBytes(), workerCount()),
-             workerCount()),
+        sizes(checkedPair(first, second)),
+        plan(planBands(first, second, sizes.outH)),
         secondBand(secondBandParams()) {
     first.constantWeights = second.constantWeights = true;
     for (const auto &[rows, calls] : plan.firstCalls()) {
@@ -124,7 +136,7 @@ struct Conv2DPair::Impl {
     return first.N * first.H * first.W * first.C;
   }
   int64_t outputElements() const {
-    return second.N * outputSize.first * outputSize.second * second.K;
+    return second.N * sizes.outH * sizes.outW * second.K;
   }
 
   void runGroup(int64_t task, const Conv2DPairRunArgs &args) const {
@@ -132,8 +144,7 @@ struct Conv2DPair::Impl {
     const int64_t rowFloats = this->rowFloats();
     float *window = runtime::threadBuffer(runtime::ThreadBufferSlot::PairWindow,
                                           plan.window() * rowFloats);
-    const int64_t outputBandFloats =
-        plan.bandRows() * outputSize.second * second.K;
+    const int64_t outputBandFloats = plan.bandRows() * sizes.outW * second.K;
     for (int64_t index = begin; index < plan.groupBegin(task + 1); ++index) {
       runtime::BandStep band = plan.step(index, begin);
       if (band.keepsOverlap)
@@ -159,9 +170,8 @@ struct Conv2DPair::Impl {
         firstBands.at(rows).run(piece);
         row += rows;
       }
-      const int64_t outputOffset =
-          (band.image * (outputSize.first / plan.bandRows()) + band.band) *
-          outputBandFloats;
+      // Bands of all images follow each other in the output, as in `index`.
+      const int64_t outputOffset = index * outputBandFloats;
       RunArgs last;
       last.input = window;
       last.bias = args.secondBias;
@@ -212,10 +222,9 @@ struct Conv2DPair::Impl {
   }
 
   Conv2DParams first, second;
-  const std::pair<int64_t, int64_t> outputSize; ///< Of the second.
-  const runtime::BandGeometry geometry;
+  const PairSizes sizes;
   const runtime::BandPlan plan;
-  /// The first convolution on each row count of plan.firstRowCounts().
+  /// The first convolution on each row count of plan.firstCalls().
   std::map<int64_t, Conv2D> firstBands;
   Conv2D secondBand;
   std::atomic<bool> weightsSet{false};
@@ -232,16 +241,12 @@ Conv2DPair &Conv2DPair::operator=(Conv2DPair &&other) noexcept = default;
 const Conv2DParams &Conv2DPair::first() const { return impl_->first; }
 const Conv2DParams &Conv2DPair::second() const { return impl_->second; }
 int64_t Conv2DPair::bandRows() const { return impl_->plan.bandRows(); }
-int64_t Conv2DPair::outH() const { return impl_->outputSize.first; }
-int64_t Conv2DPair::outW() const { return impl_->outputSize.second; }
+int64_t Conv2DPair::outH() const { return impl_->sizes.outH; }
+int64_t Conv2DPair::outW() const { return impl_->sizes.outW; }
 int64_t Conv2DPair::inputElements() const { return impl_->inputElements(); }
 int64_t Conv2DPair::outputElements() const { return impl_->outputElements(); }
 
-int64_t Conv2DPair::flops() const {
-  const Conv2DParams &a = impl_->first, &b = impl_->second;
-  return 2 * a.N * a.H * a.W * a.K * (a.C / a.groups) +
-         2 * b.N * outH() * outW() * b.K * (b.C / b.groups) * b.R * b.S;
-}
+int64_t Conv2DPair::flops() const { return impl_->sizes.flops; }
 
 Conv2DPair &Conv2DPair::tune(const TuneOptions &options) {
   for (auto &[rows, band] : impl_->firstBands)

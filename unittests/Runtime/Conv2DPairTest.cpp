@@ -195,6 +195,18 @@ TEST_F(Conv2DPairTest, RefusesBadRuns) {
   Conv2DPairRunArgs biasInOutput = args;
   biasInOutput.firstBias = output.data() + 4;
   expectRefused(biasInOutput, "firstBias");
+  Conv2DParams plain = second;
+  plain.residual = false;
+  Conv2DPair withoutResidual(first, plain);
+  withoutResidual.setWeights(both.firstCase.weights.data(),
+                             both.secondCase.weights.data());
+  try {
+    withoutResidual.run(args);
+    ADD_FAILURE() << "ran with a residual it does not add";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("residual"), std::string::npos)
+        << error.what();
+  }
   Conv2DPairRunArgs misaligned = args;
   misaligned.firstBias = reinterpret_cast<const float *>(
       reinterpret_cast<const char *>(input.data()) + 1);

@@ -450,15 +450,15 @@ TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   spec::Spec spec = spec::conv2d(shape);
   const MicrokernelFamily &family = familyOf(spec);
   EXPECT_EQ(family.name, "depthwise");
-  // Factors s, w, g (g in vectors), w left 0.
-  std::vector<MicrokernelClass> classes = {{{{3, 0, 1}}, {14, 15}, 80},
-                                           {{{3, 0, 2}}, {7, 8, 10}, 49}};
+  // Factors w, s, g (g in vectors), w left 0.
+  std::vector<MicrokernelClass> classes = {{{{0, 3, 1}}, {14, 15}, 80},
+                                           {{{0, 3, 2}}, {7, 8, 10}, 49}};
   SearchSpace space(spec, family, classes, kWidth);
   EXPECT_FALSE(space.usesFallback());
   std::mt19937_64 random(3);
   for (int i = 0; i < 20; ++i) {
     scheme::Scheme scheme = space.sample(random);
-    EXPECT_NE(scheme::printScheme(scheme).find("U(3,s) U(7,w) U(2,g) V(g)"),
+    EXPECT_NE(scheme::printScheme(scheme).find("U(7,w) U(3,s) U(2,g) V(g)"),
               std::string::npos);
     EXPECT_NO_THROW(scheme::validateScheme(scheme, spec, kWidth));
   }
@@ -506,8 +506,8 @@ TEST(SearchSpace, DepthwiseChannelLoopsSitBelowTheSpatialOnes) {
                         .padRight = 1, .groups = 128};
   spec::Spec spec = spec::conv2d(shape);
   const MicrokernelFamily &family = familyOf(spec);
-  std::vector<MicrokernelClass> classes = {{{{3, 0, 1}}, {7, 8, 14}, 80},
-                                           {{{3, 0, 2}}, {7, 8}, 49}};
+  std::vector<MicrokernelClass> classes = {{{{0, 3, 1}}, {7, 8, 14}, 80},
+                                           {{{0, 3, 2}}, {7, 8}, 49}};
   SearchSpace space(spec, family, classes, kWidth, 0, /*workers=*/2);
   std::mt19937_64 random(7);
   int channelLoops = 0;

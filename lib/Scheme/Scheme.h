@@ -40,8 +40,14 @@ struct UAtom {
   bool parametric = false;
 };
 /// V(d): T(W,d) with W the vector width, vectorized. Innermost, at most one.
+/// V(d,L) fixes W at L lanes (a power of two from 4 to the host's widest):
+/// on a core whose FMA units are narrower than its widest vectors (AMD Zen
+/// 4: 512-bit FMAs run as two 256-bit halves), narrower vectors run at the
+/// same rate of lanes and may leave fewer of them idle, three vectors of 8
+/// for d = 24 rather than two of 16 with 8 masked.
 struct VAtom {
   std::string dim;
+  int lanes = 0; ///< 0: scheme::vectorLanes of d's size.
 };
 /// Lambda(d,[(r1,x1),(r2,x2),...]): a sequence of loops along d, the i-th of
 /// r_i iterations over the nest below with its U(lambda,d) instantiated as
@@ -92,7 +98,9 @@ inline bool operator==(const UAtom &a, const UAtom &b) {
   return a.parametric == b.parametric && a.dim == b.dim &&
          (a.parametric || a.count == b.count);
 }
-inline bool operator==(const VAtom &a, const VAtom &b) { return a.dim == b.dim; }
+inline bool operator==(const VAtom &a, const VAtom &b) {
+  return a.dim == b.dim && a.lanes == b.lanes;
+}
 inline bool operator==(const LambdaAtom &a, const LambdaAtom &b) {
   return a.dim == b.dim && a.parts == b.parts;
 }

@@ -172,10 +172,13 @@ private:
     if (name == "R" || name == "V") {
       expect('(', "after " + name);
       std::string dim = parseIdentifier("a dimension name in " + name);
+      int64_t lanes = 0;
+      if (name == "V" && accept(','))
+        lanes = parseCount("the lanes of V");
       expect(')', "to close " + name);
       if (name == "R")
         return RAtom{dim};
-      return VAtom{dim};
+      return VAtom{dim, static_cast<int>(lanes)};
     }
     if (name == "T" || name == "Tpar") {
       expect('(', "after " + name);
@@ -312,7 +315,9 @@ std::string printAtom(const Atom &atom) {
             return (a.parametric ? "lambda" : std::to_string(a.count)) + "," +
                    a.dim;
           },
-          [](const VAtom &a) { return a.dim; },
+          [](const VAtom &a) {
+            return a.lanes ? a.dim + "," + std::to_string(a.lanes) : a.dim;
+          },
           [](const LambdaAtom &a) {
             std::vector<std::string> parts;
             for (const auto &[repetitions, factor] : a.parts)

@@ -6,6 +6,7 @@
 #include "ttile/Error.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace ttile::scheme {
@@ -222,6 +223,18 @@ int vectorLanes(int64_t size, int widest) {
   return lanes;
 }
 
+int searchLanes(int64_t size, int widest, int fullRateLanes) {
+  const int lanes = vectorLanes(size, widest);
+  if (fullRateLanes < 4 || fullRateLanes >= lanes)
+    return lanes;
+  auto padded = [&](int64_t width) {
+    return (size + width - 1) / width * width;
+  };
+  // Twice the vectors cost twice the instructions and halve what a register
+  // tile covers: worth it where an eighth of the lanes or more would idle.
+  return padded(fullRateLanes) * 8 <= padded(lanes) * 7 ? fullRateLanes : lanes;
+}
+
 int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest) {
   std::optional<DimId> id = spec.findDim(dim);
   return id ? vectorLanes(spec.dims[*id].size, widest) : widest;
@@ -229,8 +242,17 @@ int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest) {
 
 int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest) {
   for (const Atom &atom : scheme.atoms)
-    if (const auto *vector = std::get_if<VAtom>(&atom))
-      return lanesAlong(spec, vector->dim, widest);
+    if (const auto *vector = std::get_if<VAtom>(&atom)) {
+      if (!vector->lanes)
+        return lanesAlong(spec, vector->dim, widest);
+      if (vector->lanes < 4 || vector->lanes > widest ||
+          std::popcount(static_cast<unsigned>(vector->lanes)) != 1)
+        throw Error("atom '" + printAtom(atom) +
+                        "': the lanes of V must be a power of two from 4 to " +
+                        std::to_string(widest) + ", the widest vector here",
+                    ErrorCode::InvalidScheme);
+      return vector->lanes;
+    }
   return widest;
 }
 

@@ -86,8 +86,19 @@ int vectorLanes(int64_t size, int widest);
 /// it (the caller reports the unknown dimension).
 int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest);
 
-/// lanesAlong the V dimension of `scheme` (`widest` without one).
+/// The lanes a V(d,L) fixes, else lanesAlong the V dimension of `scheme`
+/// (`widest` without one). Throws ttile::Error (InvalidScheme) for lanes
+/// that are not a power of two from 4 to `widest`.
 int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest);
+
+/// The lanes of the vectors a search draws along a dimension of `size`
+/// elements: vectorLanes(size, widest), or `fullRateLanes` where the host's
+/// FMA units run vectors that narrow at the rate of its widest and they
+/// leave at least an eighth fewer lanes idle (24 elements: three vectors of
+/// 8 rather than two of 16, one half masked; on Zen 4 1x1 convolutions to
+/// 24 channels ran at 71-72% of the peak with 16 lanes and at 95-97% with
+/// 8). 72 elements keep 16 lanes (80 against 72: a tenth).
+int searchLanes(int64_t size, int widest, int fullRateLanes);
 
 /// Expands lambdas and computes extents, with vectors of
 /// laneCount(scheme, spec, vectorWidth) lanes. Throws ttile::Error

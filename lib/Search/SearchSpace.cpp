@@ -81,10 +81,17 @@ std::string MicrokernelChoice::str(const MicrokernelFamily &family) const {
 SearchSpace::SearchSpace(const spec::Spec &spec,
                          const MicrokernelFamily &family,
                          std::vector<MicrokernelClass> classes, int vectorWidth,
-                         int64_t packBudgetBytes, int workers)
+                         int64_t packBudgetBytes, int workers,
+                         int fullRateLanes)
     : spec_(spec), family_(family),
       vectorWidth_(scheme::lanesAlong(spec, family.vectorDim, vectorWidth)),
       packBudgetBytes_(packBudgetBytes), workers_(workers) {
+  if (std::optional<spec::DimId> vector = spec.findDim(family.vectorDim)) {
+    const int lanes = scheme::searchLanes(spec.dims[*vector].size, vectorWidth,
+                                          fullRateLanes);
+    if (lanes != vectorWidth_)
+      vectorWidth_ = fixedLanes_ = lanes;
+  }
   for (const std::string &name : family.unrolled) {
     std::optional<spec::DimId> dim = spec.findDim(name);
     if (!dim)
@@ -361,6 +368,7 @@ scheme::Scheme SearchSpace::complete(const MicrokernelChoice &choice,
   for (scheme::Atom &atom :
        choice.kernel.atoms(family_, choice.combination.has_value()))
     scheme.atoms.push_back(std::move(atom));
+  std::get<scheme::VAtom>(scheme.atoms.back()).lanes = fixedLanes_;
   return scheme;
 }
 

@@ -85,15 +85,20 @@ public:
   /// `packBudgetBytes` bounds the tile a Pack copies (half the L2 keeps it
   /// cached while it is reused); 0 draws no Pack.
   /// `workers` run a parallel loop (1: candidates are serial).
+  /// `fullRateLanes` (HostInfo::fullRateLanes; 0: vectorWidth) narrows the
+  /// vectors where that leaves fewer lanes idle: the candidates then end in
+  /// V(d,lanes) (scheme::searchLanes).
   SearchSpace(const spec::Spec &spec, const MicrokernelFamily &family,
               std::vector<MicrokernelClass> classes, int vectorWidth,
-              int64_t packBudgetBytes = 0, int workers = 1);
+              int64_t packBudgetBytes = 0, int workers = 1,
+              int fullRateLanes = 0);
 
   const spec::Spec &spec() const { return spec_; }
   const MicrokernelFamily &family() const { return family_; }
   int workers() const { return workers_; }
   /// Lanes of its vectors: the host's `vectorWidth`, or fewer along a
-  /// short vector dimension (scheme::lanesAlong).
+  /// short vector dimension (scheme::lanesAlong) or where full-rate
+  /// narrower vectors leave fewer lanes idle (scheme::searchLanes).
   int vectorWidth() const { return vectorWidth_; }
   /// Every microkernel and combination that divides the problem; the
   /// fallback alone when none does.
@@ -134,6 +139,9 @@ private:
   const spec::Spec &spec_;
   const MicrokernelFamily family_;
   int vectorWidth_;
+  /// vectorWidth_ where the candidates' V fixes it (narrower than
+  /// lanesAlong's), else 0.
+  int fixedLanes_ = 0;
   std::vector<spec::DimId> familyDims_; ///< Spec dim of each family dim.
   size_t combinationIndex_ = 0; ///< Of the combination dim in the family.
   int64_t packBudgetBytes_;

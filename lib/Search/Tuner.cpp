@@ -259,7 +259,8 @@ SearchSpace spaceFor(const spec::Spec &spec) {
   const std::vector<CacheLevel> &caches = host().dataCaches;
   int64_t packBudget = caches.size() > 1 ? caches[1].bytes / 2 : 0;
   return SearchSpace(spec, family, microkernelClasses(family),
-                     host().vectorWidth, packBudget, workerCount());
+                     host().vectorWidth, packBudget, workerCount(),
+                     host().fullRateLanes);
 }
 
 std::optional<CheckedKernel>

@@ -69,6 +69,7 @@ HostInfo describe(std::string name, const llvm::StringMap<bool> &features,
     info.vectorWidth = 8;
     info.vectorRegisters = 16;
   }
+  info.fullRateLanes = info.cpuName == "znver4" ? 8 : info.vectorWidth;
   info.dataCaches = std::move(caches);
   return info;
 }
@@ -138,7 +139,7 @@ HostInfo HostInfo::avx512() {
   info.cpuName = "skylake-avx512";
   info.features = "+avx512f,+avx2,+fma";
   info.hasAVX512 = info.hasAVX2 = true;
-  info.vectorWidth = 16;
+  info.vectorWidth = info.fullRateLanes = 16;
   info.vectorRegisters = 32;
   info.dataCaches = {{1, 32 << 10, 8}, {2, 1 << 20, 16}, {3, 22 << 20, 11}};
   return info;
@@ -149,7 +150,7 @@ HostInfo HostInfo::avx2() {
   info.cpuName = "haswell";
   info.features = "+avx2,+fma";
   info.hasAVX2 = true;
-  info.vectorWidth = 8;
+  info.vectorWidth = info.fullRateLanes = 8;
   info.vectorRegisters = 16;
   info.dataCaches = {{1, 32 << 10, 8}, {2, 256 << 10, 4}, {3, 8 << 20, 16}};
   return info;

@@ -38,6 +38,12 @@ struct HostInfo {
   bool hasAVX512 = false;
   bool hasAVX2 = false;
   int vectorWidth = 4;        ///< f32 lanes in the preferred vector.
+  /// f32 lanes of the narrowest vector whose multiply-adds run at the FMA
+  /// units' full rate of lanes: vectorWidth, but 8 on AMD Zen 4, whose
+  /// units are 256 bits wide (a 512-bit FMA takes both, one a cycle; two
+  /// 256-bit ones issue a cycle). The search narrows the vectors there
+  /// where it leaves fewer lanes idle (scheme::searchLanes).
+  int fullRateLanes = 4;
   int vectorRegisters = 16;   ///< Architectural vector registers.
   std::vector<CacheLevel> dataCaches; ///< L1d, L2, L3, innermost first.
 

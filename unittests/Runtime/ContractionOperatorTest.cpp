@@ -14,6 +14,7 @@
 #include "CacheTestUtil.h"
 #include "ContractionTestUtil.h"
 #include "ConvTestUtil.h"
+#include "VectorAtoms.h"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -144,15 +146,16 @@ TEST_F(ContractionOperatorTest, OuterProductsGetAUnitIndex) {
   // with an index of size 1.
   for (const char *einsum : {"i,j->ij", "bi,bj->bij", "ji,j->i"}) {
     const std::string scheme = expectMatchesUntunedAndTuned(einsum, false);
-    EXPECT_TRUE(scheme.ends_with("V(i)") || scheme.ends_with("V(j)")) << scheme;
+    EXPECT_TRUE(testing::endsVectorizing(scheme, "[ij]")) << scheme;
   }
 }
 
 /// The letter that `scheme`'s last atom, a V, vectorizes.
 char vectorLetter(const std::string &scheme) {
-  return scheme.size() >= 4 && scheme.ends_with(")") &&
-                 scheme.compare(scheme.size() - 4, 2, "V(") == 0
-             ? scheme[scheme.size() - 2]
+  std::smatch match;
+  return std::regex_search(scheme, match,
+                           std::regex("V\\(([a-z])(,[0-9]+)?\\)$"))
+             ? match[1].str()[0]
              : '\0';
 }
 
@@ -263,8 +266,8 @@ TEST_F(ContractionOperatorTest, ReordersWhereNoLetterVectorizesAsLaidOut) {
 
 /// Whether `contraction`'s kernel vectorizes the letter `letter`.
 bool vectorizes(const Contraction &contraction, char letter) {
-  return contraction.scheme().find("V(" + std::string(1, letter) + ")") !=
-         std::string::npos;
+  return testing::vectorAtomsAlong(contraction.scheme(),
+                                   std::string(1, letter)) > 0;
 }
 
 // TCCG cases 20 and 28's layouts at a small size: the vector letter a (24,

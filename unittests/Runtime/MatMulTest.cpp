@@ -12,6 +12,7 @@
 
 #include "CacheTestUtil.h"
 #include "MatMulTestUtil.h"
+#include "VectorAtoms.h"
 
 #include <gtest/gtest.h>
 
@@ -127,7 +128,8 @@ TEST_F(MatMulTest, MatrixTimesVectorMatchesTheReference) {
     const std::string scheme = expectMatchesTheReference(
         params, trial, 300 + trial, /*tuned=*/trial % 2 == 0);
     const bool dot = !params.transA && (params.transB || params.ldb <= 1);
-    EXPECT_EQ(scheme.ends_with("V(k)"), dot) << describe(params) << scheme;
+    EXPECT_EQ(testing::endsVectorizing(scheme, "k"), dot)
+        << describe(params) << scheme;
     dotSchemes += dot;
   }
   EXPECT_GE(dotSchemes, 6);
@@ -145,7 +147,7 @@ TEST_F(MatMulTest, AFullyConnectedLayerOnOneImageRunsAsDotProducts) {
                             .constantB = true};
   const std::string scheme =
       expectMatchesTheReference(params, /*trial=*/1, 11, /*tuned=*/true);
-  EXPECT_TRUE(scheme.ends_with("V(k)")) << scheme;
+  EXPECT_TRUE(testing::endsVectorizing(scheme, "k")) << scheme;
 }
 
 TEST_F(MatMulTest, AShapeLikeBertsProjectionTunesAndRuns) {

@@ -78,12 +78,16 @@ TEST(SchemeParser, CanonicalRoundTrip) {
       "R(k) R(i) Pack(B,[j,k]) Hoist(k) T(16,k) R(j)",
       "Tfused([(h,2),(k,4)]) Tpar(3,w) Pack(I) U(1073741824,x_1)",
       "Lambda(h,[(1,2),(3,4),(5,6)]) U(lambda,h)",
+      // Vectors of 8 lanes fixed (Zen 4, 24 output channels).
+      "T(56,h) Hoist(c) T(24,c) U(6,c) U(14,w) U(3,k) V(k,8)",
   };
   for (const char *text : canonical) {
     Scheme scheme = parseScheme(text);
     EXPECT_EQ(printScheme(scheme), text);
     EXPECT_EQ(parseScheme(printScheme(scheme)), scheme) << text;
   }
+  // The lanes are part of the atom.
+  EXPECT_NE(parseScheme("U(3,k) V(k,8)"), parseScheme("U(3,k) V(k)"));
 }
 
 TEST(SchemeParser, WhitespaceIsFreeBetweenTokens) {

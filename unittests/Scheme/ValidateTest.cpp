@@ -105,6 +105,34 @@ TEST(Validate, AShortVectorDimensionHasFewerLanes) {
             16);
 }
 
+TEST(Validate, VFixesItsLanesToAPowerOfTwoUpToTheWidest) {
+  TileTree tree = validate("R(i) R(k) U(3,j) V(j,8)", spec::matmul(3, 24, 5));
+  EXPECT_EQ(tree.vectorWidth, 8);
+  EXPECT_EQ(tree.registerTile, (std::vector<int64_t>{1, 24, 1}));
+  for (const char *text : {"R(i) R(k) R(j) V(j,6)", "R(i) R(k) R(j) V(j,2)",
+                           "R(i) R(k) R(j) V(j,32)"})
+    EXPECT_NE(validationError(text, spec::matmul(3, 24, 5))
+                  .find("a power of two from 4 to 16"),
+              std::string::npos)
+        << text;
+}
+
+TEST(Validate, SearchesNarrowFullRateVectorsWhereAnEighthWouldIdle) {
+  // Zen 4: 8 lanes run at the rate of 16.
+  for (const auto &[size, lanes] : {std::pair<int64_t, int>{24, 8},
+                                    {40, 8},
+                                    {56, 8},
+                                    {72, 16}, // 80 against 72: a tenth
+                                    {1000, 16},
+                                    {96, 16}, // no lane idles either way
+                                    {13, 16}, // 16 idle lanes: 3 either way
+                                    {4, 4}})
+    EXPECT_EQ(searchLanes(size, AVX512Width, 8), lanes) << size;
+  // Elsewhere the widest vectors run at the full rate.
+  EXPECT_EQ(searchLanes(24, AVX512Width, AVX512Width), 16);
+  EXPECT_EQ(searchLanes(24, AVX2Width, AVX2Width), 8);
+}
+
 TEST(Validate, Matmul128CombinesTwoMicrokernels) {
   TileTree tree = validate(Matmul128Scheme, spec::matmul(128, 128, 64));
   EXPECT_EQ(tree.root.extent, (std::vector<int64_t>{128, 128, 64}));

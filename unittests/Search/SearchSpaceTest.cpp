@@ -441,6 +441,31 @@ TEST(SearchSpace, BatchItemsAreOneLoopAtTheTop) {
   }
 }
 
+// A projection to 24 channels (MobileNet v2's): on a host whose FMA units
+// run 8 lanes at the rate of 16 (Zen 4), every sample fixes V(k,8), three
+// vectors covering 24 where two of 16 would leave 8 lanes idle; its
+// register tiles count vectors of 8, and each validates. Elsewhere V(k).
+TEST(SearchSpace, FullRateNarrowVectorsFixTheirLanesInV) {
+  spec::ConvShape shape{
+      .K = 24, .C = 144, .outH = 56, .outW = 56, .R = 1, .S = 1};
+  spec::Spec spec = spec::conv2d(shape);
+  SearchSpace narrow(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth,
+                     kPackBudget, /*workers=*/1, /*fullRateLanes=*/8);
+  EXPECT_EQ(narrow.vectorWidth(), 8);
+  SearchSpace wide(spec, MicrokernelFamily::conv2d(), convClasses(), kWidth,
+                   kPackBudget, /*workers=*/1, /*fullRateLanes=*/kWidth);
+  EXPECT_EQ(wide.vectorWidth(), 16);
+  std::mt19937_64 random(5);
+  for (int i = 0; i < 20; ++i) {
+    scheme::Scheme scheme = narrow.sample(random);
+    std::string text = scheme::printScheme(scheme);
+    EXPECT_TRUE(text.ends_with(" V(k,8)")) << text;
+    EXPECT_EQ(scheme::validateScheme(scheme, spec, kWidth).vectorWidth, 8)
+        << text;
+    EXPECT_TRUE(scheme::printScheme(wide.sample(random)).ends_with(" V(k)"));
+  }
+}
+
 TEST(SearchSpace, DepthwiseLayersSampleDepthwiseMicrokernels) {
   // MobileNet's 3x3 depthwise layer at 7x7 with 1024 channels and padding:
   // w = 7 takes the 7-wide classes, and every sample validates.

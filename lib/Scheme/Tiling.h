@@ -96,7 +96,7 @@ int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest);
 /// FMA units run vectors that narrow at the rate of its widest and they
 /// leave at least an eighth fewer lanes idle (24 elements: three vectors of
 /// 8 rather than two of 16, one half masked; on Zen 4 1x1 convolutions to
-/// 24 channels ran at 71-72% of the peak with 16 lanes and at 95-97% with
+/// 24 channels ran at 70-72% of the peak with 16 lanes and at 93-97% with
 /// 8). 72 elements keep 16 lanes (80 against 72: a tenth).
 int searchLanes(int64_t size, int widest, int fullRateLanes);
 

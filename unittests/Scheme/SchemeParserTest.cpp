@@ -142,6 +142,10 @@ TEST(SchemeParser, MalformedInputsGiveSpecificErrors) {
                 "found ','"},
       {"T(4)", "column 4: expected ',' after the count of T, found ')'"},
       {"T(0,h)", "column 3: the count of T must be positive, found '0'"},
+      {"V(k,0)", "column 5: the lanes of V must be positive, found '0'"},
+      {"V(k,)", "column 5: expected the lanes of V (a positive integer), "
+                "found ')'"},
+      {"R(k,8)", "column 4: expected ')' to close R, found ','"},
       {"T(-3,h)", "column 3: expected the count of T (a positive integer), "
                   "found '-3'"},
       {"T(+3,h)", "column 3: expected the count of T (a positive integer), "

@@ -15,21 +15,22 @@
 
 namespace ttile::testing {
 
-/// V(dim) or V(dim,lanes).
-inline std::regex vectorAtom(const std::string &dim) {
-  return std::regex("V\\(" + dim + "(,[0-9]+)?\\)");
+/// V(dim) or V(dim,lanes), as a regular expression; `dim` may be one
+/// itself ("([a-z])" captures the letter).
+inline std::string vectorAtomPattern(const std::string &dim) {
+  return "V\\(" + dim + "(,[0-9]+)?\\)";
 }
 
 /// The V atoms along `dim` in `text` (a scheme, or several).
 inline long vectorAtomsAlong(const std::string &text, const std::string &dim) {
-  const std::regex atom = vectorAtom(dim);
+  const std::regex atom(vectorAtomPattern(dim));
   return std::distance(std::sregex_iterator(text.begin(), text.end(), atom),
                        std::sregex_iterator());
 }
 
 /// Whether the last atom of `text` is a V along `dim`.
 inline bool endsVectorizing(const std::string &text, const std::string &dim) {
-  return std::regex_search(text, std::regex("V\\(" + dim + "(,[0-9]+)?\\)$"));
+  return std::regex_search(text, std::regex(vectorAtomPattern(dim) + "$"));
 }
 
 } // namespace ttile::testing

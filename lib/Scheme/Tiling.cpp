@@ -241,13 +241,14 @@ int lanesAlong(const spec::Spec &spec, std::string_view dim, int widest) {
 }
 
 int laneCount(const Scheme &scheme, const spec::Spec &spec, int widest) {
-  for (const Atom &atom : scheme.atoms)
-    if (const auto *vector = std::get_if<VAtom>(&atom)) {
+  for (size_t position = 0; position < scheme.atoms.size(); ++position)
+    if (const auto *vector = std::get_if<VAtom>(&scheme.atoms[position])) {
       if (!vector->lanes)
         return lanesAlong(spec, vector->dim, widest);
       if (vector->lanes < 4 || vector->lanes > widest ||
           std::popcount(static_cast<unsigned>(vector->lanes)) != 1)
-        throw Error("atom '" + printAtom(atom) +
+        throw Error("atom " + std::to_string(position + 1) + " '" +
+                        printAtom(scheme.atoms[position]) +
                         "': the lanes of V must be a power of two from 4 to " +
                         std::to_string(widest) + ", the widest vector here",
                     ErrorCode::InvalidScheme);

@@ -129,8 +129,18 @@ SearchSpace::SearchSpace(const spec::Spec &spec,
       transposingOrder_.push_back(tensor.axes[vectorAxis].name);
     }
   }
-  for (const MicrokernelClass &microkernelClass : classes)
+  for (const MicrokernelClass &microkernelClass : classes) {
+    // The table reader refuses such classes; one built in code must not
+    // send the search dividing by zero.
+    for (size_t i = 0; i < familyDims_.size(); ++i)
+      if (i != combinationIndex_ && microkernelClass.shape.factors.at(i) < 1)
+        throw Error("a " + family.name + " microkernel class unrolls '" +
+                        family.unrolled[i] + "' " +
+                        std::to_string(microkernelClass.shape.factors[i]) +
+                        " times",
+                    ErrorCode::Internal);
     addDividingChoices(microkernelClass);
+  }
   // A problem smaller than the classes' microkernels (13 columns where they
   // have two vectors or more, 13 reductions where they unroll 2): each
   // class serves cut to the problem, where it divides it. Without this,

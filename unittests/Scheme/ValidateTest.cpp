@@ -111,9 +111,11 @@ TEST(Validate, VFixesItsLanesToAPowerOfTwoUpToTheWidest) {
   EXPECT_EQ(tree.registerTile, (std::vector<int64_t>{1, 24, 1}));
   for (const char *text : {"R(i) R(k) R(j) V(j,6)", "R(i) R(k) R(j) V(j,2)",
                            "R(i) R(k) R(j) V(j,32)"})
-    EXPECT_NE(validationError(text, spec::matmul(3, 24, 5))
-                  .find("a power of two from 4 to 16"),
-              std::string::npos)
+    EXPECT_NE(
+        validationError(text, spec::matmul(3, 24, 5))
+            .find("atom 4 '" + std::string(text + 15) +
+                  "': the lanes of V must be a power of two from 4 to 16"),
+        std::string::npos)
         << text;
 }
 

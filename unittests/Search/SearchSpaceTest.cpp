@@ -394,6 +394,19 @@ TEST(SearchSpace, FallbackWithoutAnyClass) {
   EXPECT_NO_THROW(scheme::validateScheme(space.sample(random), spec, kWidth));
 }
 
+TEST(SearchSpace, RefusesAClassThatUnrollsADimensionZeroTimes) {
+  // Factors k, i, j; i is the combination's, left 0.
+  std::vector<MicrokernelClass> classes{{{{0, 0, 2}}, {4, 8}, 90}};
+  try {
+    SearchSpace(spec::matmul(8, 32, 8), MicrokernelFamily::matmul(), classes,
+                kWidth);
+    FAIL() << "a class with k unrolled 0 times was taken";
+  } catch (const Error &error) {
+    EXPECT_EQ(std::string(error.what()),
+              "a matmul microkernel class unrolls 'k' 0 times");
+  }
+}
+
 // A batched matmul's items: every tensor of the product has its own, so a
 // loop over them carries no reuse. Each candidate has one loop over them,
 // at the top: a T, the Tpar, or the first loop of the Tfused.

@@ -499,7 +499,7 @@ DataMovementModel DataMovementModel::forHost(const HostInfo &host,
   for (size_t i = 0; i < host.dataCaches.size() && i < 3; ++i)
     levels.push_back(
         {host.dataCaches[i].bytes, fill[i], host.dataCaches[i].ways});
-  return DataMovementModel(std::move(levels), workers);
+  return DataMovementModel(std::move(levels), workers, host.fullRateLanes);
 }
 
 std::vector<double> DataMovementModel::movement(const scheme::TileTree &tree,
@@ -518,10 +518,14 @@ double DataMovementModel::packCopyCycles(const scheme::TileTree &tree,
   return packCycles(tree.root, spec, 1, tree.vectorWidth);
 }
 
+double DataMovementModel::flopsPerCycle(int lanes) const {
+  return kFlopsPerLanePerCycle *
+         (fullRateLanes_ > 0 ? std::min(lanes, fullRateLanes_) : lanes);
+}
+
 double DataMovementModel::computeCycles(const scheme::TileTree &tree,
-                                        const spec::Spec &spec) {
-  return static_cast<double>(spec.flops()) /
-         (kFlopsPerLanePerCycle * tree.vectorWidth);
+                                        const spec::Spec &spec) const {
+  return static_cast<double>(spec.flops()) / flopsPerCycle(tree.vectorWidth);
 }
 
 double DataMovementModel::cost(const scheme::TileTree &tree,

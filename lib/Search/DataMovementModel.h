@@ -138,9 +138,12 @@ public:
   /// L1, L2 and L3), since the host does not report them. `workers` run
   /// the candidates' parallel loops.
   static DataMovementModel forHost(const HostInfo &host, int workers = 1);
+  /// `fullRateLanes`: the widest vector whose FMAs issue at the full rate
+  /// (HostInfo::fullRateLanes); 0 where every width does.
   explicit DataMovementModel(std::vector<CacheModelLevel> levels,
-                             int workers = 1)
-      : levels_(std::move(levels)), workers_(workers) {}
+                             int workers = 1, int fullRateLanes = 0)
+      : levels_(std::move(levels)), workers_(workers),
+        fullRateLanes_(fullRateLanes) {}
 
   /// The price of the accumulators' loads and stores, which the
   /// accumulation region waits for: calibrated on the studies above.
@@ -162,6 +165,10 @@ public:
   /// Two FMAs of two flops per lane and cycle: the peak the innermost
   /// level's fills overlap.
   static constexpr double kFlopsPerLanePerCycle = 4;
+  /// The flops a cycle of vectors of `lanes`: kFlopsPerLanePerCycle a lane
+  /// up to the full-rate lanes, no more beyond (Zen 4 issues one 16-lane
+  /// FMA a cycle where it issues two of 8: the same flops).
+  double flopsPerCycle(int lanes) const;
 
   /// Bytes moved into each level.
   std::vector<double> movement(const scheme::TileTree &tree,
@@ -195,9 +202,9 @@ public:
   /// The cycles the copies of the tree's Packs take.
   static double packCopyCycles(const scheme::TileTree &tree,
                                const spec::Spec &spec);
-  /// The cycles of the tree's multiply-adds at the peak.
-  static double computeCycles(const scheme::TileTree &tree,
-                              const spec::Spec &spec);
+  /// The cycles of the tree's multiply-adds at the peak of its lanes.
+  double computeCycles(const scheme::TileTree &tree,
+                       const spec::Spec &spec) const;
   /// The metric: sum of movement / fill bandwidth (the innermost level's
   /// beyond computeCycles), plus the accumulators' bytes over
   /// kAccumulatorBytesPerCycle and their runs at kAccumulatorRunCycles,
@@ -222,6 +229,7 @@ public:
 private:
   std::vector<CacheModelLevel> levels_;
   int workers_;
+  int fullRateLanes_;
 };
 
 } // namespace ttile::search

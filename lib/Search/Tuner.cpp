@@ -584,8 +584,9 @@ double modelCycles(const spec::Spec &spec) {
   const scheme::TileTree tree = scheme::buildTileTree(
       scheme::withInferredHoist(untunedScheme(spec, space), spec), spec,
       space.vectorWidth());
-  const double cycles =
-      DataMovementModel::forHost(host(), space.workers()).cycles(tree, spec);
+  const DataMovementModel model =
+      DataMovementModel::forHost(host(), space.workers());
+  const double cycles = model.cycles(tree, spec);
   // The model takes every lane as busy: it ranks the candidates of one
   // spec, which all vectorize the same letter. Problems that vectorize
   // different letters differ there too, and an idle lane's multiply-add
@@ -596,7 +597,7 @@ double modelCycles(const spec::Spec &spec) {
   const auto width = static_cast<double>(tree.vectorWidth);
   const double busyShare = lanes / (width * std::ceil(lanes / width));
   return cycles + static_cast<double>(spec.flops()) /
-                      (DataMovementModel::kFlopsPerLanePerCycle * width) *
+                      model.flopsPerCycle(tree.vectorWidth) *
                       (1 / busyShare - 1) /
                       DataMovementModel::parallelSpeedup(tree, space.workers());
 }

@@ -1,6 +1,7 @@
 //===- ttile-scheme.cpp - Parse, validate and model schemes ---------------===//
 //
-//   ttile-scheme [problem] [--footprint] [--model] [--vector-width N] SCHEME
+//   ttile-scheme [problem] [--footprint] [--model] [--vector-width N]
+//                [--full-rate-lanes N] [--workers N] SCHEME
 //
 // Without a problem, prints SCHEME in canonical form. With one (--conv,
 // --conv-full, --matmul or --einsum with --sizes), validates it and, with
@@ -38,6 +39,7 @@ struct Options {
   bool footprint = false;
   bool model = false;
   int vectorWidth = 0;
+  int fullRateLanes = 0;
   int workers = 0;
   std::string scheme;
 };
@@ -63,8 +65,10 @@ int run(const Options &options) {
   if (options.model) {
     // As the tuner ranks it: for the thread pool's workers, compiled, with
     // its inferred Hoist.
+    HostInfo modelled = host();
+    modelled.fullRateLanes = options.fullRateLanes;
     search::DataMovementModel model =
-        search::DataMovementModel::forHost(host(), options.workers);
+        search::DataMovementModel::forHost(modelled, options.workers);
     scheme::TileTree compiled = scheme::buildTileTree(
         scheme::withInferredHoist(scheme, *spec), *spec, options.vectorWidth);
     std::vector<double> bytes = model.movement(compiled, *spec);
@@ -80,8 +84,7 @@ int run(const Options &options) {
     if (double copies =
             search::DataMovementModel::packCopyCycles(compiled, *spec))
       std::cout << "pack copies: " << copies << " cycles\n";
-    const double computeCycles =
-        search::DataMovementModel::computeCycles(compiled, *spec);
+    const double computeCycles = model.computeCycles(compiled, *spec);
     std::cout << "multiply-adds: " << computeCycles
               << " cycles at the peak, hiding as long L1 fills\n";
     if (double starts = model.outputStreams(compiled, *spec))
@@ -124,6 +127,12 @@ int main(int argc, char **argv) {
                  "f32 lanes of V (default: the host's, " +
                      std::to_string(host().vectorWidth) + ")")
       ->check(CLI::Range(1, 1024));
+  options.fullRateLanes = host().fullRateLanes;
+  app.add_option("--full-rate-lanes", options.fullRateLanes,
+                 "the widest vector the model runs at the full FMA rate "
+                 "(default: the host's, " +
+                     std::to_string(host().fullRateLanes) + ")")
+      ->check(CLI::Range(4, 1024));
   options.workers = workerCount();
   app.add_option("--workers", options.workers,
                  "workers the model divides parallel loops among (default: "

@@ -36,7 +36,7 @@ TEST(DataMovementModel, ThesisExampleIntoA4MiBCache) {
   EXPECT_DOUBLE_EQ(bytes[0], 96.0 * (614400 + 589824 + 196608) * 4);
   // The one level is the innermost: its fills overlap the multiply-adds,
   // which take longer here (87 GFLOP at 64 a cycle).
-  EXPECT_LT(bytes[0], DataMovementModel::computeCycles(tree, spec));
+  EXPECT_LT(bytes[0], model.computeCycles(tree, spec));
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
                    DataMovementModel::accumulatorBytes(tree, spec) /
                            DataMovementModel::kAccumulatorBytesPerCycle +
@@ -119,12 +119,31 @@ TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
                    2.0 * 256 * 16 * 4);
   EXPECT_DOUBLE_EQ(DataMovementModel::accumulatorRuns(tree, spec), 2.0 * 256);
   // 16^3 multiply-adds at 32 flops a cycle.
-  EXPECT_DOUBLE_EQ(DataMovementModel::computeCycles(tree, spec), 128);
+  EXPECT_DOUBLE_EQ(model.computeCycles(tree, spec), 128);
   EXPECT_DOUBLE_EQ(model.cost(tree, spec),
                    3 * 256 * 4 / 2.0 - 128 +
                        2.0 * 256 * 16 * 4 /
                            DataMovementModel::kAccumulatorBytesPerCycle +
                        2.0 * 256 * DataMovementModel::kAccumulatorRunCycles);
+}
+
+TEST(DataMovementModel, LanesBeyondTheFullRateAddNoFlops) {
+  // Zen 4 (full rate 8): a 16-lane FMA issues once a cycle, an 8-lane one
+  // twice, so both vectorizations take the same cycles; elsewhere 16 lanes
+  // take half of 8's.
+  spec::Spec spec = spec::matmul(16, 16, 16);
+  auto treeOf = [&](const char *text) {
+    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
+  };
+  scheme::TileTree wide = treeOf("T(16,i) T(16,k) V(j)");
+  scheme::TileTree narrow = treeOf("T(16,i) T(16,k) U(2,j) V(j,8)");
+  std::vector<CacheModelLevel> levels{{1 << 20, 2.0}};
+  DataMovementModel zen4(levels, 1, 8);
+  EXPECT_DOUBLE_EQ(zen4.computeCycles(wide, spec), 256);
+  EXPECT_DOUBLE_EQ(zen4.computeCycles(narrow, spec), 256);
+  DataMovementModel everyWidth(levels);
+  EXPECT_DOUBLE_EQ(everyWidth.computeCycles(wide, spec), 128);
+  EXPECT_DOUBLE_EQ(everyWidth.computeCycles(narrow, spec), 256);
 }
 
 TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {

@@ -29,8 +29,10 @@ namespace ttile::onnxruntime {
 
 /// What the session's options say of ttile (RegisterCustomOps.cpp).
 struct SessionSettings {
-  /// "ttile.trials" and "ttile.patience": how each kernel's tuning
-  /// measures candidates (TuneOptions::trials, patience).
+  /// "ttile.trials", "ttile.patience" and "ttile.outputs": how each
+  /// kernel's tuning measures candidates (TuneOptions::trials, patience,
+  /// and coldOutputs: "cold", the default, times them as a network's
+  /// layers run; "hot" as a benchmark's loop).
   TuneOptions tuning;
   /// "ttile.threads": "session" (the default) runs the parallel loops on
   /// the session's intra-op threads, "ttile" on ttile's own pool of

@@ -93,15 +93,22 @@ std::optional<int> countEntry(const OrtApi &api,
 
 /// The settings of a session's kernels, from its config entries
 /// (SessionOptions.add_session_config_entry, before the library is
-/// registered): "ttile.trials", "ttile.patience" and "ttile.threads"
-/// (OpSupport.h).
+/// registered): "ttile.trials", "ttile.patience", "ttile.outputs" and
+/// "ttile.threads" (OpSupport.h).
 ttile::onnxruntime::SessionSettings
 settingsOf(const OrtApi &api, const OrtSessionOptions *options) {
   ttile::onnxruntime::SessionSettings settings;
+  settings.tuning.coldOutputs = true;
   if (auto trials = countEntry(api, options, "ttile.trials", 1))
     settings.tuning.trials = *trials;
   if (auto patience = countEntry(api, options, "ttile.patience", 0))
     settings.tuning.patience = *patience;
+  if (auto outputs = configEntry(api, options, "ttile.outputs")) {
+    if (*outputs != "cold" && *outputs != "hot")
+      throw ttile::Error("ttile.outputs is '" + *outputs +
+                         "'; it must be cold or hot");
+    settings.tuning.coldOutputs = *outputs == "cold";
+  }
   if (auto threads = configEntry(api, options, "ttile.threads")) {
     if (*threads != "session" && *threads != "ttile")
       throw ttile::Error("ttile.threads is '" + *threads +

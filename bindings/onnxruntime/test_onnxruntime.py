@@ -447,7 +447,8 @@ class ErrorTest(unittest.TestCase):
         self.assertIn("unknown activation 'Bogus'", message)
 
         for key, value in (("ttile.trials", "0"), ("ttile.trials", "many"),
-                           ("ttile.patience", "-1"), ("ttile.threads", "all")):
+                           ("ttile.patience", "-1"), ("ttile.threads", "all"),
+                           ("ttile.outputs", "warm")):
             with self.assertRaises(Exception) as raised:
                 import onnxruntime as ort
                 options = ort.SessionOptions()

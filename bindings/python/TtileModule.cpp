@@ -102,7 +102,7 @@ ttile::Layout layoutNamed(const std::string &name) {
 }
 
 ttile::TuneOptions tuneOptions(int trials, double seconds, uint64_t seed,
-                               bool retune, int patience,
+                               bool retune, int patience, bool coldOutputs,
                                std::optional<py::function> progress) {
   ttile::TuneOptions options;
   options.trials = trials;
@@ -110,6 +110,7 @@ ttile::TuneOptions tuneOptions(int trials, double seconds, uint64_t seed,
   options.seed = seed;
   options.retune = retune;
   options.patience = patience;
+  options.coldOutputs = coldOutputs;
   if (progress)
     // Called on the tuning thread, which released the GIL.
     options.progress = [callback = *progress](const ttile::TuneProgress &p) {
@@ -539,23 +540,26 @@ template <typename PyOp> void addTuningMembers(py::class_<PyOp> &cls) {
   cls.def(
          "tune",
          [](PyOp &self, int trials, double seconds, uint64_t seed, bool retune,
-            int patience, std::optional<py::function> progress) -> PyOp & {
-           self.tune(
-               tuneOptions(trials, seconds, seed, retune, patience, progress));
+            int patience, bool coldOutputs,
+            std::optional<py::function> progress) -> PyOp & {
+           self.tune(tuneOptions(trials, seconds, seed, retune, patience,
+                                 coldOutputs, progress));
            return self;
          },
          py::kw_only(), py::arg("trials") = 20, py::arg("seconds") = 0.0,
          py::arg("seed") = 1, py::arg("retune") = false,
-         py::arg("patience") = 0, py::arg("progress") = py::none(),
-         py::return_value_policy::reference)
+         py::arg("patience") = 0, py::arg("cold_outputs") = false,
+         py::arg("progress") = py::none(), py::return_value_policy::reference)
       .def(
           "is_cached",
-          [](const PyOp &self, int trials) {
+          [](const PyOp &self, int trials, bool coldOutputs) {
             ttile::TuneOptions options;
             options.trials = trials;
+            options.coldOutputs = coldOutputs;
             return self.op().isCached(options);
           },
-          py::kw_only(), py::arg("trials") = 20)
+          py::kw_only(), py::arg("trials") = 20,
+          py::arg("cold_outputs") = false)
       .def_property_readonly(
           "scheme", [](const PyOp &self) { return self.op().scheme(); })
       .def_property_readonly(

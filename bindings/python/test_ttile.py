@@ -62,6 +62,11 @@ class Conv2DTest(unittest.TestCase):
         self.assertTrue(conv.is_cached(trials=2))
         self.assertIn("V(", conv.scheme)
         self.assertEqual(conv.flops, 2 * 9 * 7 * 16 * 8 * 9)
+        # Tuned as a network's layer runs, a winner of its own.
+        self.assertFalse(conv.is_cached(trials=2, cold_outputs=True))
+        y = conv.tune(trials=2, cold_outputs=True).run(x, w, bias=b)
+        np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
+        self.assertTrue(conv.is_cached(trials=2, cold_outputs=True))
 
     def test_nchw_constant_weights_into_given_output(self):
         conv = ttile.Conv2D(C=4, H=6, W=6, K=8, R=3, S=3, N=2, stride=2,

@@ -309,6 +309,8 @@ typedef struct ttile_tune_options {
   void *progressContext;
   int32_t patience; /* stop after this many candidates without a 1% gain;
                        0: measure every trial */
+  int32_t coldOutputs; /* nonzero: time the candidates with their outputs
+                          out of the caches, as a network's layers run */
 } ttile_tune_options;
 
 /* The fields of ttile::TuneInfo: how the kernel in use was found. */
@@ -320,7 +322,8 @@ typedef struct ttile_tune_info {
 } ttile_tune_info;
 
 /* Sets the defaults of ttile::TuneOptions (20 trials, no time limit, seed
- * 1, 300 s of lock wait, no retune, no callback, no patience). */
+ * 1, 300 s of lock wait, no retune, no callback, no patience, outputs in
+ * the caches). */
 ttile_status ttile_tune_options_init(ttile_tune_options *options);
 
 /* ttile::Conv2D::tune, isCached, tuneInfo, flops and element counts; the
@@ -578,6 +581,15 @@ struct TuneOptions {
   /// a cached winner is used when its tuning was asked for at least these
   /// trials (or measured its whole space).
   bool retune = false;
+  /// Time the candidates as a layer of a network runs: each call writes
+  /// its output where no cache holds it (the buffer was last written an
+  /// inference ago), not into the buffer the calls before left in the
+  /// caches, as a benchmark's loop does. The two rank schemes differently:
+  /// one that writes its output in scattered strips waits on the lines it
+  /// misses. For operators inside an inference engine (ttile's ONNX Runtime
+  /// ops set it). Costs a region of twice the last-level cache while
+  /// tuning; winners are cached apart from those tuned without it.
+  bool coldOutputs = false;
 };
 
 /// How the kernel an operator uses was found.

@@ -221,6 +221,7 @@ ttile::TuneOptions toCpp(const ttile_tune_options &options) {
   result.lockWaitSeconds = options.lockWaitSeconds;
   result.retune = options.retune != 0;
   result.patience = options.patience;
+  result.coldOutputs = options.coldOutputs != 0;
   if (ttile_progress_callback callback = options.progress)
     result.progress = [callback, context = options.progressContext](
                           const ttile::TuneProgress &progress) {
@@ -661,7 +662,8 @@ ttile_status ttile_tune_options_init(ttile_tune_options *options) {
                                   defaults.retune ? 1 : 0,
                                   nullptr,
                                   nullptr,
-                                  defaults.patience};
+                                  defaults.patience,
+                                  defaults.coldOutputs ? 1 : 0};
   });
 }
 

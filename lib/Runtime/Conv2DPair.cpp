@@ -248,9 +248,20 @@ int64_t Conv2DPair::outputElements() const { return impl_->outputElements(); }
 
 int64_t Conv2DPair::flops() const { return impl_->sizes.flops; }
 
+namespace {
+
+/// `options` for a band of the first convolution: its output is the
+/// window buffer, which the L2 holds whatever the caller's outputs.
+TuneOptions firstBandOptions(TuneOptions options) {
+  options.coldOutputs = false;
+  return options;
+}
+
+} // namespace
+
 Conv2DPair &Conv2DPair::tune(const TuneOptions &options) {
   for (auto &[rows, band] : impl_->firstBands)
-    band.tune(options);
+    band.tune(firstBandOptions(options));
   impl_->secondBand.tune(options);
   return *this;
 }
@@ -279,7 +290,7 @@ TuneInfo Conv2DPair::tuneInfo() const {
 
 bool Conv2DPair::isCached(const TuneOptions &options) const {
   for (const auto &[rows, band] : impl_->firstBands)
-    if (!band.isCached(options))
+    if (!band.isCached(firstBandOptions(options)))
       return false;
   return impl_->secondBand.isCached(options);
 }

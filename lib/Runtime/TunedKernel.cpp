@@ -59,6 +59,7 @@ search::TuneOptions searchOptions(const TuneOptions &options) {
   result.maxSeconds = options.seconds;
   result.patience = options.patience;
   result.seed = options.seed;
+  result.coldOutputs = options.coldOutputs;
   if (options.progress)
     result.progress = [progress = options.progress](
                           const search::TuneProgress &step) {
@@ -183,7 +184,7 @@ void TunedKernel::tune(const TuneOptions &options) {
                 "call tune() first, then setWeights()");
   Stopwatch watch;
   cache::KernelCache cache;
-  cache::CacheKey key = problem_.cacheKey();
+  cache::CacheKey key = tuningKey(options);
   auto useCached = [&] {
     if (options.retune)
       return false;
@@ -271,8 +272,15 @@ bool TunedKernel::isCached(const TuneOptions &options) const {
   if (options.retune)
     return false;
   std::optional<cache::KernelEntry> entry =
-      cache::KernelCache().load(problem_.cacheKey());
+      cache::KernelCache().load(tuningKey(options));
   return entry && serves(*entry, options.trials);
+}
+
+cache::CacheKey TunedKernel::tuningKey(const TuneOptions &options) const {
+  cache::CacheKey key = problem_.cacheKey();
+  if (options.coldOutputs)
+    key.add("outputs", "cold");
+  return key;
 }
 
 } // namespace ttile::runtime

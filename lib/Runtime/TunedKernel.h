@@ -102,6 +102,9 @@ private:
   /// The cached winner, else the untuned choice, compiled once whatever the
   /// number of threads asking.
   const jit::Kernel &firstKernel();
+  /// The cache's key of the winner `options` tune: the problem's, with
+  /// the outputs' state the candidates were timed in.
+  cache::CacheKey tuningKey(const TuneOptions &options) const;
   /// Throws: run() before setConstantWeights().
   [[noreturn]] static void refuseRunWithoutWeights();
   /// Makes `kernel` the one in use; the caller holds mutex_.

@@ -75,6 +75,12 @@ struct TuneOptions {
   /// Problems shorter than twice this are measured whole; 0 measures every
   /// candidate whole.
   double sliceSeconds = 0.02;
+  /// Time each call of a candidate measured whole with its output where no
+  /// cache holds it, as a network's layer writes it
+  /// (Measure/ColdOutputs.h), rather than in the buffer the calls before
+  /// left in the caches, as a benchmark's loop does: the two rank schemes
+  /// differently. Candidates measured on a slice are timed as they are.
+  bool coldOutputs = false;
   std::function<void(const TuneProgress &)> progress;
 };
 

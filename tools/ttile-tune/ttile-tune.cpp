@@ -28,8 +28,9 @@
 // layers without tuning), --constant-weights (the kernels of
 // Conv2DParams::constantWeights, MatMul's and Contraction's constantB),
 // --layout nhwc|nchw|nchw-to-nhwc, --batch N, --retune (tune even where the
-// cache holds a winner). The cache follows TTILE_CACHE_DIR and TTILE_CACHE=off.
-// On a terminal, stderr shows a progress bar per layer.
+// cache holds a winner), --cold-outputs (time the candidates as a network's
+// layers run: TuneOptions::coldOutputs). The cache follows TTILE_CACHE_DIR and
+// TTILE_CACHE=off. On a terminal, stderr shows a progress bar per layer.
 //
 // Exit status: 0 when every supported layer was tuned, 1 when one failed,
 // 2 on usage errors.
@@ -118,6 +119,7 @@ struct Options {
   bool list = false;
   bool constantWeights = false;
   bool retune = false;
+  bool coldOutputs = false;
   std::optional<Layout> layout;
   std::optional<int64_t> batch;
   std::vector<std::string> layerFiles;
@@ -310,6 +312,7 @@ void tuneLayer(LayerReport &report, const Options &options,
     tuneOptions.seed = options.seed;
     tuneOptions.retune = options.retune;
     tuneOptions.patience = options.patience;
+    tuneOptions.coldOutputs = options.coldOutputs;
     tuneOptions.progress = [&](const TuneProgress &progress) {
       progressBar.show(report.layer.name, progress);
     };
@@ -423,6 +426,10 @@ int main(int argc, char **argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--retune", options.retune,
                "tune even where the cache holds a winner, and replace it");
+  app.add_flag("--cold-outputs", options.coldOutputs,
+               "time the candidates with each call's output out of the "
+               "caches, as a network's layers write theirs "
+               "(TuneOptions::coldOutputs)");
 
   std::vector<NetworkReport> networks;
   try {

@@ -201,6 +201,7 @@ TEST_F(CApiTest, TuneOptionsInfoCountsAndVersion) {
   EXPECT_EQ(options.lockWaitSeconds, defaults.lockWaitSeconds);
   EXPECT_EQ(options.retune, 0);
   EXPECT_EQ(options.progress, nullptr);
+  EXPECT_EQ(options.coldOutputs, 0);
 
   ttile_conv2d_params params = smallLayer();
   ttile_conv2d *conv = nullptr;
@@ -240,6 +241,11 @@ TEST_F(CApiTest, TuneOptionsInfoCountsAndVersion) {
   EXPECT_GT(info.kernelSeconds, 0);
   ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
   EXPECT_EQ(cached, 1);
+  // A tuning with cold outputs is cached apart.
+  options.coldOutputs = 1;
+  ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
+  EXPECT_EQ(cached, 0);
+  options.coldOutputs = 0;
   options.retune = 1;
   ASSERT_EQ(ttile_conv2d_is_cached(conv, &options, &cached), TTILE_OK);
   EXPECT_EQ(cached, 0);

@@ -545,6 +545,27 @@ TEST_F(Conv2DTest, ACacheHitHonoursTheTrialsAsked) {
   EXPECT_EQ(records().size(), 1u);
 }
 
+// A tuning that timed its candidates with cold outputs (as a network's
+// layers run) has its own winner: neither serves the other, and both stay.
+TEST_F(Conv2DTest, WinnersTunedWithColdOutputsAreCachedApart) {
+  Conv2DParams p = smallLayer();
+  ConvCase reference(p);
+  TuneOptions hot = quickTune();
+  TuneOptions cold = hot;
+  cold.coldOutputs = true;
+  Conv2D conv(p);
+  conv.tune(hot);
+  EXPECT_FALSE(conv.isCached(cold));
+  Conv2D network(p);
+  network.tune(cold);
+  EXPECT_FALSE(network.tuneInfo().cacheHit);
+  EXPECT_GT(network.tuneInfo().gflops, 0);
+  reference.expectMatches(reference.run(network));
+  EXPECT_TRUE(Conv2D(p).isCached(cold));
+  EXPECT_TRUE(Conv2D(p).isCached(hot));
+  EXPECT_EQ(records().size(), 2u);
+}
+
 // A shape run untuned is compiled once per machine, not once per process:
 // its kernel is cached with 0 trials, which run() links and tune() replaces.
 TEST_F(Conv2DTest, AnUntunedKernelIsCachedUntilATuneReplacesIt) {

@@ -120,6 +120,19 @@ TEST(Tuner, ModelRankedSearchReturnsACheckedWinner) {
   expectCorrect(result.kernel);
 }
 
+TEST(Tuner, ColdOutputsTimeTheCandidatesOutsideTheirBuffers) {
+  // An output the L2 cannot hold (4 MB here; 1-2 MB L2s) is written to
+  // places of a region twice the last-level cache, call after call; the
+  // winner still computes the problem on its own buffers.
+  spec::Spec spec = spec::matmul(1024, 1024, 4);
+  TuneOptions options = quickOptions(Strategy::ModelRanked);
+  options.coldOutputs = true;
+  TuneResult result = tune(spec, options);
+  EXPECT_EQ(result.rejected, 0);
+  EXPECT_GT(result.gflops, 0);
+  expectCorrect(result.kernel);
+}
+
 TEST(Tuner, MeasuresCandidatesOnSlicesAndTheWinnerWhole) {
   // A slice of the least floating-point operations: every candidate is
   // measured on its smallest slice, and the winner is still the kernel of

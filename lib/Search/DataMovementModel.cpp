@@ -488,8 +488,8 @@ double DataMovementModel::outputStreams(const scheme::TileTree &tree,
 }
 
 double DataMovementModel::outputStreamCycles(double starts,
-                                             double computeCycles) {
-  return std::max(0.0, starts * kMemoryLatencyCycles - computeCycles);
+                                             double issueCycles) {
+  return std::max(0.0, starts * kMemoryLatencyCycles - issueCycles);
 }
 
 DataMovementModel DataMovementModel::forHost(const HostInfo &host,
@@ -528,19 +528,25 @@ double DataMovementModel::computeCycles(const scheme::TileTree &tree,
   return static_cast<double>(spec.flops()) / flopsPerCycle(tree.vectorWidth);
 }
 
+double DataMovementModel::issueCycles(const scheme::TileTree &tree,
+                                      const spec::Spec &spec) {
+  return static_cast<double>(spec.flops()) /
+         (kFlopsPerLanePerCycle * tree.vectorWidth);
+}
+
 double DataMovementModel::cost(const scheme::TileTree &tree,
                                const spec::Spec &spec) const {
   std::vector<double> bytes = movement(tree, spec);
   double cycles = 0;
   for (size_t i = 0; i < levels_.size(); ++i) {
     double fill = bytes[i] / levels_[i].fillBytesPerCycle;
-    cycles += i == 0 ? std::max(0.0, fill - computeCycles(tree, spec)) : fill;
+    cycles += i == 0 ? std::max(0.0, fill - issueCycles(tree, spec)) : fill;
   }
   const Accumulators accumulators = accumulatorsOf(tree.root, spec, 1);
   cycles += accumulators.bytes / kAccumulatorBytesPerCycle +
             accumulators.runs * kAccumulatorRunCycles;
   cycles +=
-      outputStreamCycles(outputStreams(tree, spec), computeCycles(tree, spec));
+      outputStreamCycles(outputStreams(tree, spec), issueCycles(tree, spec));
   cycles += packCopyCycles(tree, spec);
   cycles /= parallelSpeedup(tree, workers_);
   if (workers_ > 1)

@@ -84,13 +84,15 @@ int run(const Options &options) {
     if (double copies =
             search::DataMovementModel::packCopyCycles(compiled, *spec))
       std::cout << "pack copies: " << copies << " cycles\n";
-    const double computeCycles = model.computeCycles(compiled, *spec);
-    std::cout << "multiply-adds: " << computeCycles
-              << " cycles at the peak, hiding as long L1 fills\n";
+    const double issueCycles =
+        search::DataMovementModel::issueCycles(compiled, *spec);
+    std::cout << "multiply-adds: " << model.computeCycles(compiled, *spec)
+              << " cycles at the peak; L1 fills hide behind " << issueCycles
+              << "\n";
     if (double starts = model.outputStreams(compiled, *spec))
       std::cout << "output runs started from memory: " << starts << ", waiting "
                 << search::DataMovementModel::outputStreamCycles(starts,
-                                                                 computeCycles)
+                                                                 issueCycles)
                 << " cycles beyond the multiply-adds\n";
     double speedup =
         search::DataMovementModel::parallelSpeedup(compiled, options.workers);

@@ -1,11 +1,13 @@
 //===- unittests/Search/DataMovementModelTest.cpp - Thesis 5.4.3 ----------===//
 
+#include "Search/DataMovementModel.h"
 #include "Scheme/SchemeParser.h"
 #include "Scheme/Validate.h"
-#include "Search/DataMovementModel.h"
 #include "Spec/SpecBuilders.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace ttile::search {
 namespace {
@@ -17,6 +19,12 @@ spec::Spec thesisConv() {
   shape.outH = shape.outW = 192;
   shape.R = shape.S = 3;
   return spec::conv2d(shape);
+}
+
+/// The tree of `text` over `spec`, with vectors of `lanes`.
+scheme::TileTree treeOf(const spec::Spec &spec, const std::string &text,
+                        int lanes) {
+  return scheme::validateScheme(scheme::parseScheme(text), spec, lanes);
 }
 
 constexpr const char *kThesisScheme =
@@ -80,15 +88,12 @@ TEST(DataMovementModel, WorkersDivideTheCostByTheirSpeedup) {
 
 TEST(DataMovementModel, ParallelLoopsPayAForkAndJoinEachStart) {
   spec::Spec spec = spec::matmul(16, 32, 16);
-  auto treeOf = [&](const char *scheme) {
-    return scheme::validateScheme(scheme::parseScheme(scheme), spec, 8);
-  };
-  scheme::TileTree outer = treeOf("Tpar(4,j) T(16,i) T(16,k) V(j)");
-  scheme::TileTree inner = treeOf("T(16,i) Tpar(4,j) T(16,k) V(j)");
-  scheme::TileTree serial = treeOf("T(4,j) T(16,i) T(16,k) V(j)");
+  scheme::TileTree outer = treeOf(spec, "Tpar(4,j) T(16,i) T(16,k) V(j)", 8);
+  scheme::TileTree inner = treeOf(spec, "T(16,i) Tpar(4,j) T(16,k) V(j)", 8);
+  scheme::TileTree serial = treeOf(spec, "T(4,j) T(16,i) T(16,k) V(j)", 8);
   // Below a Lambda, once per iteration of each of its parts.
-  scheme::TileTree lambda =
-      treeOf("Lambda(i,[(2,5),(1,6)]) Tpar(4,j) T(16,k) U(lambda,i) V(j)");
+  scheme::TileTree lambda = treeOf(
+      spec, "Lambda(i,[(2,5),(1,6)]) Tpar(4,j) T(16,k) U(lambda,i) V(j)", 8);
   EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(outer), 1);
   EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(inner), 16);
   EXPECT_DOUBLE_EQ(DataMovementModel::parallelLoopStarts(serial), 0);
@@ -109,8 +114,7 @@ TEST(DataMovementModel, ParallelLoopsPayAForkAndJoinEachStart) {
 
 TEST(DataMovementModel, ProblemThatFitsMovesItsFootprintOnce) {
   spec::Spec spec = spec::matmul(16, 16, 16);
-  scheme::TileTree tree =
-      scheme::validateScheme(scheme::parseScheme("T(16,i) T(16,k) V(j)"), spec, 16);
+  scheme::TileTree tree = treeOf(spec, "T(16,i) T(16,k) V(j)", 16);
   DataMovementModel model(std::vector<CacheModelLevel>{{1 << 20, 2.0}});
   EXPECT_DOUBLE_EQ(model.movement(tree, spec)[0], 3 * 256 * 4);
   // No Hoist: each of the 16 x 16 register tiles (one row of C) loads and
@@ -133,11 +137,8 @@ TEST(DataMovementModel, LanesBeyondTheFullRateAddNoFlops) {
   // twice, so both vectorizations take the same cycles; elsewhere 16 lanes
   // take half of 8's.
   spec::Spec spec = spec::matmul(16, 16, 16);
-  auto treeOf = [&](const char *text) {
-    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
-  };
-  scheme::TileTree wide = treeOf("T(16,i) T(16,k) V(j)");
-  scheme::TileTree narrow = treeOf("T(16,i) T(16,k) U(2,j) V(j,8)");
+  scheme::TileTree wide = treeOf(spec, "T(16,i) T(16,k) V(j)", 16);
+  scheme::TileTree narrow = treeOf(spec, "T(16,i) T(16,k) U(2,j) V(j,8)", 16);
   std::vector<CacheModelLevel> levels{{1 << 20, 2.0}};
   DataMovementModel zen4(levels, 1, 8);
   EXPECT_DOUBLE_EQ(zen4.computeCycles(wide, spec), 256);
@@ -159,11 +160,12 @@ TEST(DataMovementModel, AccumulatorsReloadedPerSplitOfTheReduction) {
   // per part; the Hoist's output tile is 6 x 64 floats either way.
   spec::Spec spec = spec::matmul(288, 1024, 1024);
   auto accumulators = [&](const char *text) {
-    return DataMovementModel::accumulatorBytes(
-        scheme::validateScheme(scheme::parseScheme(text), spec, 16), spec);
+    return DataMovementModel::accumulatorBytes(treeOf(spec, text, 16), spec);
   };
-  double whole = accumulators("T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
-  double split = accumulators("T(16,k) T(16,j) T(48,i) Hoist(k) T(64,k) U(6,i) U(4,j) V(j)");
+  double whole =
+      accumulators("T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
+  double split = accumulators(
+      "T(16,k) T(16,j) T(48,i) Hoist(k) T(64,k) U(6,i) U(4,j) V(j)");
   EXPECT_DOUBLE_EQ(whole, 2.0 * 288 * 1024 * 4);
   EXPECT_DOUBLE_EQ(split, 16 * whole);
 }
@@ -173,9 +175,7 @@ TEST(DataMovementModel, AccumulatorsCostTheirRowsBesideTheirBytes) {
   // of 32 load and store as many bytes, but in twice the runs; the first
   // loads each row of C once per 64 columns, 288 x 16 rows in all.
   spec::Spec spec = spec::matmul(288, 1024, 1024);
-  auto tree = [&](const char *text) {
-    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
-  };
+  auto tree = [&](const char *text) { return treeOf(spec, text, 16); };
   scheme::TileTree six =
       tree("T(16,j) T(48,i) Hoist(k) T(1024,k) U(6,i) U(4,j) V(j)");
   scheme::TileTree twelve =
@@ -206,8 +206,7 @@ TEST(DataMovementModel, SmallerTilesAtTheTopMoveMore) {
   spec::Spec spec = spec::matmul(64, 256, 256);
   DataMovementModel model(std::vector<CacheModelLevel>{{64 << 10, 1.0}});
   auto cost = [&](const char *text) {
-    return model.cost(
-        scheme::validateScheme(scheme::parseScheme(text), spec, 16), spec);
+    return model.cost(treeOf(spec, text, 16), spec);
   };
   EXPECT_LT(cost("T(16,j) T(64,i) T(256,k) V(j)"),
             cost("T(64,i) T(256,k) T(16,j) V(j)"));
@@ -290,9 +289,7 @@ TEST(DataMovementModel, OutputStreamsStartWhereTheLoopAboveStepsAway) {
   spec::Spec spec = spec::matmul(256, 256, 64);
   DataMovementModel small(std::vector<CacheModelLevel>{{64 << 10, 64.0}});
   DataMovementModel large(std::vector<CacheModelLevel>{{1 << 20, 64.0}});
-  auto tree = [&](const char *text) {
-    return scheme::validateScheme(scheme::parseScheme(text), spec, 16);
-  };
+  auto tree = [&](const char *text) { return treeOf(spec, text, 16); };
   scheme::TileTree along = tree("T(32,i) T(16,j) Hoist(k) T(64,k) U(8,i) V(j)");
   scheme::TileTree across =
       tree("T(16,j) T(32,i) Hoist(k) T(64,k) U(8,i) V(j)");

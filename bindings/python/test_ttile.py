@@ -62,8 +62,8 @@ class Conv2DTest(unittest.TestCase):
         self.assertTrue(conv.is_cached(trials=2))
         self.assertIn("V(", conv.scheme)
         self.assertEqual(conv.flops, 2 * 9 * 7 * 16 * 8 * 9)
-        # Tuned as a network's layer runs, a winner of its own.
-        self.assertFalse(conv.is_cached(trials=2, cold_outputs=True))
+        # Tuned as a network's layer runs (a winner of its own on one
+        # worker; the same as without on several).
         y = conv.tune(trials=2, cold_outputs=True).run(x, w, bias=b)
         np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-4)
         self.assertTrue(conv.is_cached(trials=2, cold_outputs=True))

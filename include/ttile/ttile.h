@@ -588,7 +588,9 @@ struct TuneOptions {
   /// one that writes its output in scattered strips waits on the lines it
   /// misses. For operators inside an inference engine (ttile's ONNX Runtime
   /// ops set it). Costs a region of twice the last-level cache while
-  /// tuning; winners are cached apart from those tuned without it.
+  /// tuning; winners are cached apart from those tuned without it. Used
+  /// with one worker (TTILE_NUM_THREADS=1) only: with several, the tuning
+  /// is the same as without it (measured worse on two).
   bool coldOutputs = false;
 };
 

@@ -369,10 +369,10 @@ TuneResult tune(const spec::Spec &spec, const TuneOptions &options) {
   SearchSpace space = spaceFor(spec);
   CandidateDraws draws(space, options.seed);
   measure::TensorBuffers buffers(spec, options.seed);
-  // Every output, those the L2 holds too: moving only those it cannot
-  // hold ran MobileNet v2 at 1.13-1.16 times stock ONNX Runtime's speed,
-  // moving all at 1.11-1.18 (median 1.15; hot 1.12; docs/benchmarks/
-  // onnxruntime.md, "Tuned as the network runs").
+  // Every output, those the L2 holds too: tuned moving only those it
+  // cannot hold, MobileNet v2 ran at a median 1.13-1.14 times stock ONNX
+  // Runtime's speed, moving all at 1.15, hot at 1.12 (Zen 4, one thread;
+  // docs/benchmarks/onnxruntime.md, "Tuned as the network runs").
   std::optional<measure::ColdOutputs> coldOutputs;
   if (options.coldOutputs)
     coldOutputs.emplace(spec.output().numElements() *

@@ -31,6 +31,8 @@ struct Library {
   const char *setThreads;
   bool setThreadsTakesInt64;
   std::string (*version)(void *handle);
+  /// Called after dlopen, before any other call; may be null.
+  void (*chooseKernels)(void *handle);
 };
 
 template <typename Function> Function symbol(void *handle, const char *name) {
@@ -93,20 +95,47 @@ private:
   CblasSgemm sgemm_;
 };
 
-/// Debian's OpenBLAS and BLIS pick their kernels from the CPUID at load
-/// time, and on the Sapphire Rapids VMs neither knew the CPU: OpenBLAS fell
-/// back to its SSE3 "Prescott" kernels (28 GFLOP/s where its SkylakeX ones
-/// reach 130), BLIS to slower ones than its skx (70 against 130). Each is
-/// told the kernels of the host's vector ISA, unless the caller already
-/// chose through the same variables.
-void chooseBlasKernels() {
-  if (host().hasAVX512) {
-    setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-    setenv("BLIS_ARCH_TYPE", "skx", 0);
-  } else if (host().hasAVX2) {
-    setenv("OPENBLAS_CORETYPE", "Haswell", 0);
-    setenv("BLIS_ARCH_TYPE", "haswell", 0);
-  }
+/// The kernels OpenBLAS and BLIS are told to use: those of the host's
+/// vector ISA, unless the caller already chose. Debian's builds pick theirs
+/// from the CPUID, and on the Sapphire Rapids VMs neither knew the CPU:
+/// OpenBLAS fell back to its SSE3 "Prescott" kernels (28 GFLOP/s where its
+/// SkylakeX ones reach 130), BLIS to slower ones than its skx (70 against
+/// 130). OpenBLAS reads OPENBLAS_CORETYPE when it is loaded.
+void chooseOpenBlasKernels() {
+  if (host().hasAVX512 || host().hasAVX2)
+    setenv("OPENBLAS_CORETYPE", host().hasAVX512 ? "SkylakeX" : "Haswell", 0);
+}
+
+/// What BLIS_ARCH_TYPE named before chooseBlisKernels made it a number.
+std::string &blisKernelsChosen() {
+  static std::string name;
+  return name;
+}
+
+/// BLIS 0.9.0 reads BLIS_ARCH_TYPE at its first call as the number of a
+/// sub-configuration: a name reads as 0, skx, whose AVX-512 code stopped
+/// an AVX2 host (AMD Zen 3, 2026-11-29) with SIGILL. So the name, ours or
+/// the caller's, becomes its number in this library's own list
+/// (bli_arch_string), after dlopen and before any call; a name the library
+/// does not list is dropped, and BLIS detects the CPU itself.
+void chooseBlisKernels(void *handle) {
+  const char *set = std::getenv("BLIS_ARCH_TYPE");
+  std::string wanted = set                ? set
+                       : host().hasAVX512 ? "skx"
+                       : host().hasAVX2   ? "haswell"
+                                          : "";
+  if (wanted.empty() ||
+      wanted.find_first_not_of("0123456789") == std::string::npos)
+    return;
+  blisKernelsChosen() = wanted;
+  if (auto archName = symbol<const char *(*)(int)>(handle, "bli_arch_string"))
+    for (int id = 0; id < 256 && archName(id); ++id)
+      if (wanted == archName(id)) {
+        setenv("BLIS_ARCH_TYPE", std::to_string(id).c_str(), 1);
+        return;
+      }
+  unsetenv("BLIS_ARCH_TYPE");
+  blisKernelsChosen() += ", unknown to this BLIS";
 }
 
 } // namespace
@@ -127,17 +156,27 @@ std::string blasKernelChoice() {
     const char *set = std::getenv(name);
     return std::string(name) + "=" + (set ? set : "(unset)");
   };
-  return value("OPENBLAS_CORETYPE") + " " + value("BLIS_ARCH_TYPE");
+  const std::string &blisName = blisKernelsChosen();
+  return value("OPENBLAS_CORETYPE") + " " + value("BLIS_ARCH_TYPE") +
+         (blisName.empty() ? "" : " (" + blisName + ")");
 }
 
 GemmPeers loadGemmPeers(int threads) {
-  chooseBlasKernels();
+  chooseOpenBlasKernels();
   const Library libraries[] = {
-      {"OpenBLAS", {"libopenblas.so.0"}, "openblas_set_num_threads", false,
-       openBlasVersion},
-      {"BLIS", {"libblis.so.4"}, "bli_thread_set_num_threads", true,
-       blisVersion},
-      {"MKL", mklFiles(), "MKL_Set_Num_Threads", false, mklVersion},
+      {"OpenBLAS",
+       {"libopenblas.so.0"},
+       "openblas_set_num_threads",
+       false,
+       openBlasVersion,
+       nullptr},
+      {"BLIS",
+       {"libblis.so.4"},
+       "bli_thread_set_num_threads",
+       true,
+       blisVersion,
+       chooseBlisKernels},
+      {"MKL", mklFiles(), "MKL_Set_Num_Threads", false, mklVersion, nullptr},
   };
   GemmPeers peers;
   for (const Library &library : libraries) {
@@ -160,6 +199,8 @@ GemmPeers loadGemmPeers(int threads) {
       peers.missing.push_back({library.name, "has no cblas_sgemm"});
       continue;
     }
+    if (library.chooseKernels)
+      library.chooseKernels(handle);
     if (library.setThreadsTakesInt64) {
       if (auto set = symbol<void (*)(int64_t)>(handle, library.setThreads))
         set(threads);

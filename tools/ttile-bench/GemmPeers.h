@@ -78,11 +78,11 @@ struct GemmPeers {
 /// Every BLAS library found, set to `threads` threads. MKL is looked for in
 /// $TTILE_MKL_LIBRARY, then /opt/mkl/lib (scripts/setup), then the loader's
 /// path. OpenBLAS and BLIS get the kernels of the host's vector ISA through
-/// OPENBLAS_CORETYPE and BLIS_ARCH_TYPE where those are unset (the .cpp
-/// says why).
+/// OPENBLAS_CORETYPE and BLIS_ARCH_TYPE where those are unset; BLIS's name
+/// becomes the number BLIS 0.9.0 reads (the .cpp says why).
 GemmPeers loadGemmPeers(int threads);
 
-/// "OPENBLAS_CORETYPE=SkylakeX BLIS_ARCH_TYPE=skx", for the report.
+/// "OPENBLAS_CORETYPE=SkylakeX BLIS_ARCH_TYPE=0 (skx)", for the report.
 std::string blasKernelChoice();
 
 } // namespace ttile::bench

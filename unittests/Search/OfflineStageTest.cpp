@@ -9,6 +9,7 @@
 
 #include "Scheme/SchemeParser.h"
 #include "Spec/Spec.h"
+#include "Support/Host.h"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,9 @@ MeasuredMicrokernel measured(Microkernel kernel, double percent) {
 
 StageOptions fastOptions() {
   StageOptions options;
+  // The candidates are compiled and run here: the host's vectors, as
+  // measureHostTable gives the stage.
+  options.bench.vectorWidth = host().vectorWidth;
   options.bench.measure.minSeconds = 1e-4;
   options.bench.measure.repetitions = 1;
   options.bench.measure.warmupRuns = 1;

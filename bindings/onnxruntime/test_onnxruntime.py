@@ -152,6 +152,18 @@ class RewriteTest(unittest.TestCase):
         self.assertFalse([n for n in unpaired.graph.node
                           if n.op_type == "ConvPair"])
 
+    def test_a_chain_of_pointwise_convolutions_pairs_once(self):
+        # 1x1 -> 1x1 -> depthwise: each 1x1 could pair with the node after
+        # it, and the expansion may join one pair only.
+        model = models.pattern("pointwise_chain")
+        rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),
+                                    say=lambda line: None, trials=TRIALS,
+                                    pair_bytes=0)
+        pairs = [n for n in rewritten.graph.node if n.op_type == "ConvPair"]
+        self.assertEqual(len(pairs), 1)
+        self.assertEqual(self.attributes(pairs[0]).get("group"), 48)
+        self.check_agrees(model, rewritten)
+
     def test_silu_is_left_to_onnxruntime_by_default(self):
         model = models.pattern("conv_silu")
         rewritten, _ = tool.rewrite(model, "nhwc", 1, str(LIBRARY),

@@ -345,6 +345,15 @@ def pattern(name):
         e = g.conv(y, 16, 24, 1, bias=True, bn=False)
         y = g.node("Relu", [g.node("Add", [
             g.conv(e, 24, 16, 3, group=8, bn=False), y])])
+    elif name == "pointwise_chain":
+        # A projection that no residual reads, then the next block's
+        # expansion and depthwise layer (MobileNet v2's first blocks): two
+        # pairs would share the expansion, and the one with the larger
+        # intermediate, the expansion's 48 channels, is made.
+        x = g.node("Relu", [g.conv(x, 8, 8, 3, bias=True, bn=False)])
+        p = g.conv(x, 8, 16, 1, bias=True, bn=False)
+        e = g.clip(g.conv(p, 16, 48, 1, bias=True, bn=False), 0, 6)
+        y = g.clip(g.conv(e, 48, 48, 3, group=48, bias=True, bn=False), 0, 6)
     elif name == "gemm_fc":
         # A classifier's head, its ReLU fused.
         y = g.node("Relu", [g.conv(x, 8, 16, 3, bias=True, bn=False)])

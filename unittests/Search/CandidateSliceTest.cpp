@@ -18,9 +18,9 @@ namespace ttile::search {
 namespace {
 
 /// Structure only, nothing compiled: the vectors the schemes below are
-/// written for, and caches of 32 KiB, 1 MiB and 22 MiB. The schemes a test
-/// also runs fix their lanes at 8 (`V(j,8)`): they compile for any host,
-/// AVX2 ones included.
+/// written for, and caches of 32 KiB, 1 MiB and 22 MiB. A scheme a test
+/// also runs whose V would cover 16 lanes fixes them at 8 (`V(j,8)`), so
+/// that it compiles for any host, AVX2 ones included.
 const HostInfo kTarget = HostInfo::avx512();
 
 std::string slicedScheme(const spec::Spec &spec, const std::string &scheme,
